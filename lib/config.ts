@@ -1,0 +1,92 @@
+/**
+ * Runtime configuration, read once from the environment at start-up. Every variable is
+ * documented in the README; nothing else in `lib/` reads `Deno.env`.
+ */
+
+/** Which parts of the product this process serves. */
+export type Role = "all" | "hub" | "kernel";
+
+/** The validated configuration of one process. */
+export interface Config {
+  /** TCP port to listen on. */
+  port: number;
+  /** Interface to bind. */
+  host: string;
+  /** This process's public base URL, without a trailing slash. */
+  publicUrl: string;
+  /** The hub's public base URL (where tokens are minted and the JWKS lives). */
+  hubUrl: string;
+  /** The render service's public base URL. */
+  kernelUrl: string;
+  /** Which routes this process serves. */
+  role: Role;
+  /** Deno KV location: a file path, `:memory:`, or a KV Connect URL. */
+  kvPath: string;
+  /** Redis URL; `undefined` selects the in-process equivalents (single instance only). */
+  redisUrl?: string;
+  /** Prefix of every Redis key this process writes. */
+  redisPrefix: string;
+  /** Whether to create the demo partner, project and key on an empty store. */
+  seedDemo: boolean;
+  /** Log level threshold. */
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  /** Stable code for callers that switch on it. */
+  readonly code = "invalid_config";
+}
+
+/** Reads and validates the configuration from an environment map. */
+export function loadConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
+  const port = parsePort(env.PORT ?? "8000");
+  const host = env.HOST?.trim() || "0.0.0.0";
+  const role = parseRole(env.ROLE ?? "all");
+  const publicUrl = parseBaseUrl("PUBLIC_URL", env.PUBLIC_URL ?? `http://localhost:${port}`);
+  const hubUrl = env.HUB_URL ? parseBaseUrl("HUB_URL", env.HUB_URL) : publicUrl;
+  const kernelUrl = env.KERNEL_URL ? parseBaseUrl("KERNEL_URL", env.KERNEL_URL) : publicUrl;
+  const logLevel = env.LOG_LEVEL ?? "info";
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error, not "${logLevel}"`);
+  }
+  return {
+    port,
+    host,
+    publicUrl,
+    hubUrl,
+    kernelUrl,
+    role,
+    kvPath: env.KV_PATH?.trim() || "./data/hub.kv",
+    redisUrl: env.REDIS_URL?.trim() || undefined,
+    redisPrefix: env.REDIS_PREFIX ?? "cadcfg:",
+    seedDemo: (env.SEED_DEMO ?? "true") !== "false",
+    logLevel: logLevel as Config["logLevel"],
+  };
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, not "${value}"`);
+  }
+  return port;
+}
+
+function parseRole(value: string): Role {
+  if (value === "all" || value === "hub" || value === "kernel") return value;
+  throw new ConfigError(`ROLE must be all, hub or kernel, not "${value}"`);
+}
+
+function parseBaseUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, not "${value}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${name} must use http or https, not "${url.protocol}"`);
+  }
+  return url.href.replace(/\/+$/, "");
+}

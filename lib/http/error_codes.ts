@@ -1,0 +1,53 @@
+/**
+ * The catalogue of stable problem `code`s: one place that maps each code to its HTTP status and a
+ * short title. `docs/errors.md` lists every entry; a test keeps the two in step.
+ */
+
+/** One catalogue entry: the status a code is always answered with, and its human title. */
+export interface ErrorCodeInfo {
+  status: number;
+  title: string;
+}
+
+/** Every stable error code the service answers with. */
+export const ERROR_CODES = {
+  // Request shape
+  invalid_body: { status: 400, title: "The request body is not valid JSON" },
+  unsupported_media_type: { status: 415, title: "The request body must be application/json" },
+  body_too_large: { status: 413, title: "The request body is too large" },
+  validation_failed: { status: 422, title: "The request body failed validation" },
+  not_found: { status: 404, title: "No such resource" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  // Mint: who is asking
+  origin_required: { status: 400, title: "The browser flow needs an Origin header" },
+  unauthenticated: { status: 401, title: "No credentials: send a keyId (browser flow) or a secret key (server flow)" },
+  invalid_key_format: { status: 401, title: "The partner key is malformed" },
+  invalid_credentials: { status: 401, title: "The partner key is not valid" },
+  unknown_key: { status: 401, title: "No partner key has this keyId" },
+  key_revoked: { status: 401, title: "The partner key has been revoked" },
+  // Mint: what they may do
+  origin_not_allowed: { status: 403, title: "The origin is not in the key's allowed origins" },
+  project_not_allowed: { status: 403, title: "The project is not in the key's allowed projects" },
+  origin_conflict: { status: 422, title: "The body origin disagrees with the Origin header" },
+  ttl_out_of_bounds: { status: 422, title: "ttlSeconds is out of bounds" },
+  rate_limited: { status: 429, title: "Too many requests for this key" },
+  // Tokens (render side)
+  invalid_token: { status: 401, title: "The session token is not valid" },
+  token_expired: { status: 401, title: "The session token has expired" },
+  // Operator input (CLI, settings)
+  invalid_origin: { status: 422, title: "An allowed origin is not a valid origin" },
+  unknown_partner: { status: 404, title: "No such partner" },
+  unknown_project: { status: 422, title: "A project is not one of the partner's projects" },
+  project_exists: { status: 409, title: "A project with this slug already exists" },
+  // Dependencies
+  service_unavailable: { status: 503, title: "A backing service is unavailable" },
+  internal_error: { status: 500, title: "Internal error" },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Whether `code` is one of the catalogue's codes. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}

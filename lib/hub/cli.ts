@@ -1,0 +1,141 @@
+/**
+ * The operator CLI (`deno task hub …`): one JSON object on stdout per success; a message on stderr
+ * and a non-zero exit on bad input. It uses the same KV_PATH as the server.
+ */
+import { parseArgs } from "node:util";
+import { AppError } from "../http/problem.ts";
+import { createPartner } from "../store/partners.ts";
+import { createProject } from "../store/projects.ts";
+import { SigningKeyStore } from "../token/signing_keys.ts";
+import { createSdkKey, listSdkKeys, revokeSdkKey, viewSdkKey } from "./sdk_keys.ts";
+
+/** The usage text printed for `--help` and unknown commands. */
+export const USAGE = `Usage: deno task hub <command> [options]
+
+  partner create --name <name>
+  project create --partner <id> --slug <slug> --title <title>
+  key create --partner <id> --label <label> --origin <origin>... --project <slug>...
+             [--budget <n>] [--default-ttl <s>] [--max-ttl <s>] [--rate-limit <n>/<s>]
+  key revoke --key-id <keyId>
+  key list --partner <id>
+  signing-key rotate
+`;
+
+/** A usage or input error: exit code 2 with its message. */
+export class CliError extends Error {}
+
+type Options = Record<string, string | string[] | boolean | undefined>;
+
+function one(opts: Options, name: string): string {
+  const v = opts[name];
+  if (typeof v !== "string" || v === "") throw new CliError(`--${name} is required`);
+  return v;
+}
+
+function many(opts: Options, name: string): string[] {
+  const v = opts[name];
+  if (!Array.isArray(v) || v.length === 0) throw new CliError(`--${name} is required (repeat it for several)`);
+  return v;
+}
+
+function int(opts: Options, name: string): number | undefined {
+  const v = opts[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== "string" || !/^\d+$/.test(v)) throw new CliError(`--${name} must be a non-negative integer`);
+  return Number(v);
+}
+
+/**
+ * Runs one CLI command against `kv` and returns the JSON result.
+ *
+ * @example
+ * ```ts
+ * await runCli(kv, ["partner", "create", "--name", "Acme"]); // { partnerId: "prt_…" }
+ * ```
+ */
+export async function runCli(kv: Deno.Kv, argv: string[], clock: () => number = Date.now): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: "string" },
+      partner: { type: "string" },
+      slug: { type: "string" },
+      title: { type: "string" },
+      label: { type: "string" },
+      origin: { type: "string", multiple: true },
+      project: { type: "string", multiple: true },
+      budget: { type: "string" },
+      "default-ttl": { type: "string" },
+      "max-ttl": { type: "string" },
+      "rate-limit": { type: "string" },
+      "key-id": { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  const opts = values as Options;
+  const command = positionals.join(" ");
+  switch (command) {
+    case "partner create": {
+      const partner = await createPartner(kv, one(opts, "name"), clock());
+      return { partnerId: partner.id };
+    }
+    case "project create": {
+      const project = await createProject(kv, {
+        partnerId: one(opts, "partner"),
+        slug: one(opts, "slug"),
+        title: one(opts, "title"),
+      }, clock());
+      return { slug: project.slug };
+    }
+    case "key create": {
+      let rateLimit;
+      if (opts["rate-limit"] !== undefined) {
+        const m = /^(\d+)\/(\d+)$/.exec(String(opts["rate-limit"]));
+        if (!m) throw new CliError("--rate-limit must look like <points>/<seconds>, e.g. 600/60");
+        rateLimit = { points: Number(m[1]), durationSeconds: Number(m[2]) };
+      }
+      const { key, record } = await createSdkKey(kv, {
+        partnerId: one(opts, "partner"),
+        label: one(opts, "label"),
+        allowedOrigins: many(opts, "origin"),
+        allowedProjects: many(opts, "project"),
+        budget: int(opts, "budget") ?? null,
+        defaultTtlSeconds: int(opts, "default-ttl"),
+        maxTtlSeconds: int(opts, "max-ttl"),
+        rateLimit,
+      }, clock());
+      return { keyId: record.keyId, key, ...omitKeyId(viewSdkKey(record)) };
+    }
+    case "key revoke": {
+      const keyId = one(opts, "key-id");
+      const record = await revokeSdkKey(kv, keyId, clock());
+      if (!record) throw new CliError(`no key has the keyId "${keyId}"`);
+      return { keyId, revoked: true };
+    }
+    case "key list":
+      return { keys: await listSdkKeys(kv, one(opts, "partner")) };
+    case "signing-key rotate": {
+      const record = await new SigningKeyStore(kv, clock).rotate();
+      return { kid: record.kid };
+    }
+    default:
+      throw new CliError(command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
+  }
+}
+
+function omitKeyId<T extends { keyId: string }>(view: T): Omit<T, "keyId"> {
+  const { keyId: _, ...rest } = view;
+  return rest;
+}
+
+/** Turns a CLI failure into the message to print (never a stack trace for expected errors). */
+export function cliErrorMessage(err: unknown): string {
+  if (err instanceof CliError) return err.message;
+  if (err instanceof AppError) return `${err.code}: ${err.message}`;
+  if (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS")) {
+    return `${err.message}\n\n${USAGE}`;
+  }
+  return `unexpected error: ${(err as Error)?.message ?? String(err)}`;
+}

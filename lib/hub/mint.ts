@@ -1,0 +1,205 @@
+/**
+ * Mint policy (spec 4.1, 5, 7): decides which flow a request uses, proves the caller, checks the
+ * key's origins, projects and TTL bounds, spends one rate-limit point and signs an `sv1.` token.
+ * Transport concerns (body size, JSON parsing, headers) stay in the route.
+ */
+import { AppError } from "../http/problem.ts";
+import { explainOriginMatch, originAllowed } from "../http/origin.ts";
+import { validate } from "../http/validate.ts";
+import { type SessionClaims, TOKEN_AUDIENCE, TOKEN_ISSUER } from "../token/claims.ts";
+import { signToken } from "../token/sign.ts";
+import { getSdkKey, type SdkKeyRecord } from "../store/sdk_keys.ts";
+import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError, secretMatches } from "./partner_key.ts";
+import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
+import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
+import { TTL_BOUNDS } from "./sdk_keys.ts";
+
+/** What the mint policy needs from the process. */
+export interface MintDeps {
+  kv: Deno.Kv;
+  rateLimiter: MintRateLimiter;
+  /** Supplies the current signing key (the hub's keyring). */
+  keyring: { signingKey(): { kid: string; privateKey: CryptoKey } };
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+}
+
+/** The transport-independent parts of a mint request. */
+export interface MintInput {
+  /** The `Authorization` header, or null. */
+  authorization: string | null;
+  /** The `Origin` header exactly as sent, or null. */
+  origin: string | null;
+  /** The parsed JSON body. */
+  body: unknown;
+}
+
+/** Which flow minted: `secret` (server flow, spec 2.3) or `publishable` (browser flow). */
+export type MintMode = "secret" | "publishable";
+
+/** A minted token and what the response needs besides it. */
+export interface MintResult {
+  token: string;
+  expiresAt: number;
+  mode: MintMode;
+  claims: SessionClaims;
+  /** Rate-limit headers for the response. */
+  headers: Record<string, string>;
+}
+
+/**
+ * Mints a session token for either flow.
+ *
+ * @example
+ * ```ts
+ * const r = await mintSessionToken(deps, { authorization: null, origin: "https://shop.example", body: { keyId, projectId: "vase" } });
+ * r.token; // "sv1.…"
+ * ```
+ */
+export async function mintSessionToken(deps: MintDeps, input: MintInput): Promise<MintResult> {
+  if (input.authorization !== null) return await mintServerFlow(deps, input.authorization, input.body);
+  return await mintBrowserFlow(deps, input.origin, input.body);
+}
+
+async function mintBrowserFlow(deps: MintDeps, originHeader: string | null, raw: unknown): Promise<MintResult> {
+  if (!isObject(raw) || raw.keyId === undefined) {
+    throw new AppError(
+      "unauthenticated",
+      "Send either a keyId in the body (browser flow) or Authorization: Bearer sdk_<keyId>_<secret> (server flow).",
+    );
+  }
+  if (originHeader === null) {
+    throw new AppError(
+      "origin_required",
+      "The browser flow is proven by the Origin header, and this request has none. " +
+        "Browsers add it; from a server use the server flow with your secret key.",
+    );
+  }
+  const body = validate(BrowserMintBody, raw);
+  if (body.origin !== undefined && body.origin !== originHeader) {
+    throw new AppError(
+      "origin_conflict",
+      `The body origin "${body.origin}" differs from the Origin header "${originHeader}".`,
+      { extensions: { pointer: "/origin" } },
+    );
+  }
+  if (!isWellFormedKeyId(body.keyId)) {
+    throw new AppError("unknown_key", `"${body.keyId}" is not a keyId (expected the part between "sdk_" and "_").`);
+  }
+  const key = await loadActiveKey(deps, body.keyId, "unknown_key");
+  if (!originAllowed(originHeader, key.allowedOrigins)) {
+    throw originNotAllowed(originHeader, key);
+  }
+  return await issue(deps, key, "publishable", {
+    projectId: body.projectId,
+    origin: originHeader,
+    endUserId: body.endUserId,
+    ttlSeconds: body.ttlSeconds,
+  });
+}
+
+async function mintServerFlow(deps: MintDeps, authorization: string, raw: unknown): Promise<MintResult> {
+  const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
+  if (!match) {
+    throw new AppError("unauthenticated", "The Authorization header must be `Bearer sdk_<keyId>_<secret>`.");
+  }
+  let parsed: { keyId: string; secret: string };
+  try {
+    parsed = parsePartnerKey(match[1]);
+  } catch (err) {
+    if (err instanceof PartnerKeyFormatError) throw new AppError("invalid_key_format", err.message);
+    throw err;
+  }
+  const body = validate(ServerMintBody, raw);
+  if (body.keyId !== undefined && body.keyId !== parsed.keyId) {
+    throw new AppError("validation_failed", "The body keyId does not match the key in Authorization.", {
+      extensions: { errors: [{ pointer: "/keyId", detail: "does not match the Authorization key" }] },
+    });
+  }
+  const key = await loadActiveKey(deps, parsed.keyId, "invalid_credentials");
+  const now = deps.clock();
+  const live = key.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now);
+  let ok = false;
+  // Check every live secret (rolled keys have two) without stopping early.
+  for (const s of live) ok = (await secretMatches(parsed.keyId, parsed.secret, s.digest)) || ok;
+  if (!ok) throw new AppError("invalid_credentials", "The secret does not match this key.");
+  if (!originAllowed(body.origin, key.allowedOrigins)) throw originNotAllowed(body.origin, key);
+  return await issue(deps, key, "secret", body);
+}
+
+async function loadActiveKey(
+  deps: MintDeps,
+  keyId: string,
+  missing: "unknown_key" | "invalid_credentials",
+): Promise<SdkKeyRecord> {
+  const key = await getSdkKey(deps.kv, keyId);
+  if (!key) {
+    throw new AppError(missing, missing === "unknown_key" ? `No key has the keyId "${keyId}".` : "The key is not valid.");
+  }
+  if (key.revokedAt !== null) {
+    throw new AppError("key_revoked", `The key "${keyId}" was revoked and can no longer mint.`);
+  }
+  return key;
+}
+
+function originNotAllowed(origin: string, key: SdkKeyRecord): AppError {
+  const hint = explainOriginMatch(origin, key.allowedOrigins);
+  const closest = hint.closest ? ` The closest allowed origin is "${hint.closest}".` : "";
+  return new AppError(
+    "origin_not_allowed",
+    `"${origin}" is not an allowed origin of this key; origins must match exactly (scheme, host and port).${closest}`,
+  );
+}
+
+async function issue(
+  deps: MintDeps,
+  key: SdkKeyRecord,
+  mode: MintMode,
+  req: { projectId: string; origin: string; endUserId?: string; ttlSeconds?: number },
+): Promise<MintResult> {
+  if (!key.allowedProjects.includes(req.projectId)) {
+    throw new AppError("project_not_allowed", `The project "${req.projectId}" is not allowed for this key.`);
+  }
+  const ttl = req.ttlSeconds ?? key.defaultTtlSeconds;
+  if (ttl < TTL_BOUNDS.min || ttl > key.maxTtlSeconds) {
+    throw new AppError(
+      "ttl_out_of_bounds",
+      `ttlSeconds must be from ${TTL_BOUNDS.min} to ${key.maxTtlSeconds} for this key, not ${ttl}.`,
+      { extensions: { minimum: TTL_BOUNDS.min, maximum: key.maxTtlSeconds } },
+    );
+  }
+  const limit: RateLimitResult = await deps.rateLimiter.consume(key.keyId, key.rateLimit);
+  const headers = rateLimitHeaders(limit);
+  if (!limit.allowed) {
+    throw new AppError(
+      "rate_limited",
+      `This key may mint ${limit.policy.points} tokens per ${limit.policy.durationSeconds} s; retry in ${limit.resetSeconds} s.`,
+      { headers },
+    );
+  }
+  const signing = deps.keyring.signingKey();
+  const iat = Math.floor(deps.clock() / 1000);
+  const claims: SessionClaims = {
+    sub: req.endUserId ?? `anon_${randomHex(12)}`,
+    iss: TOKEN_ISSUER,
+    aud: TOKEN_AUDIENCE,
+    partner: key.partnerId,
+    project: req.projectId,
+    origin: req.origin,
+    jti: randomHex(16),
+    budget: key.budget,
+    iat,
+    exp: iat + ttl,
+    kid: signing.kid,
+  };
+  const token = await signToken(claims, signing);
+  return { token, expiresAt: claims.exp, mode, claims, headers };
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,23 @@
+/** Readiness: whether the stores this process depends on answer right now. */
+import { redisReachable } from "../redis/client.ts";
+import type { AppDeps } from "../web/context.ts";
+
+/** One dependency's state: `ok`, `down`, or `in-process` when Redis is not configured. */
+export type CheckState = "ok" | "down" | "in-process";
+
+/** The readiness report served at `/readyz`. */
+export interface ReadinessReport {
+  status: "ok" | "unavailable";
+  checks: { kv: CheckState; redis: CheckState };
+}
+
+/** Probes KV (a read) and Redis (PING) with short timeouts. */
+export async function checkReadiness(deps: Pick<AppDeps, "kv" | "redis">): Promise<ReadinessReport> {
+  const [kv, redis] = await Promise.all([
+    deps.kv.get(["readyz"]).then((): CheckState => "ok", (): CheckState => "down"),
+    deps.redis
+      ? redisReachable(deps.redis).then((ok): CheckState => (ok ? "ok" : "down"))
+      : Promise.resolve<CheckState>("in-process"),
+  ]);
+  return { status: kv !== "down" && redis !== "down" ? "ok" : "unavailable", checks: { kv, redis } };
+}

@@ -1,0 +1,150 @@
+/**
+ * Fresh's file-system routing on Hono: turns the manifest's route files into Hono routes.
+ * `routes/a/[id].ts` → `/a/:id`, `index` → its folder, `_middleware.ts` → middleware for its
+ * folder and below, `_app.tsx` → the layout of every page. Static segments win over dynamic ones.
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { h } from "preact";
+import { renderToString } from "preact-render-to-string";
+import type { Role } from "../config.ts";
+import { AppError } from "../http/problem.ts";
+import type {
+  AppEnv,
+  AppProps,
+  Handler,
+  Manifest,
+  Method,
+  MiddlewareModule,
+  PageData,
+  RouteContext,
+  RouteModule,
+} from "./context.ts";
+
+/** A route file resolved to its URL pattern. */
+export interface RouteEntry {
+  file: string;
+  pattern: string;
+  module: RouteModule;
+}
+
+const METHODS: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/**
+ * The URL pattern for a route file path relative to `routes/`.
+ *
+ * @example
+ * ```ts
+ * filePattern("v1/kernels/[kernel]/render.ts"); // "/v1/kernels/:kernel/render"
+ * ```
+ */
+export function filePattern(file: string): string {
+  const segments = file.replace(/\.(ts|tsx)$/, "").split("/");
+  if (segments.at(-1) === "index") segments.pop();
+  const path = segments.map((s) => {
+    const rest = /^\[\.\.\.([A-Za-z_][A-Za-z0-9_]*)\]$/.exec(s);
+    if (rest) return `:${rest[1]}{.+}`;
+    const param = /^\[([A-Za-z_][A-Za-z0-9_]*)\]$/.exec(s);
+    return param ? `:${param[1]}` : s;
+  });
+  return "/" + path.join("/");
+}
+
+function specificity(pattern: string): number[] {
+  // Static segments before parameters before catch-alls, segment by segment.
+  return pattern.split("/").map((s) => (s.includes("{.+}") ? 2 : s.startsWith(":") ? 1 : 0));
+}
+
+function compareRoutes(a: RouteEntry, b: RouteEntry): number {
+  const sa = specificity(a.pattern);
+  const sb = specificity(b.pattern);
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) if (sa[i] !== sb[i]) return sa[i] - sb[i];
+  return sb.length - sa.length || a.pattern.localeCompare(b.pattern);
+}
+
+/** Splits the manifest into middlewares (by folder prefix), the app layout, and sorted routes. */
+export function resolveManifest(manifest: Manifest, role: Role) {
+  const middlewares: Array<{ prefix: string; module: MiddlewareModule }> = [];
+  const routes: RouteEntry[] = [];
+  let app: RouteModule | undefined;
+  for (const [path, module] of Object.entries(manifest.routes)) {
+    const file = path.replace(/^\.\/routes\//, "");
+    const base = file.split("/").at(-1)!;
+    if (/^_middleware\.tsx?$/.test(base)) {
+      const dir = file.slice(0, -base.length).replace(/\/$/, "");
+      middlewares.push({ prefix: dir ? `/${dir}` : "", module: module as MiddlewareModule });
+    } else if (/^_app\.tsx?$/.test(base)) {
+      app = module as RouteModule;
+    } else {
+      const route = module as RouteModule;
+      const roles = route.config?.roles;
+      if (role !== "all" && roles && !roles.includes(role)) continue;
+      routes.push({ file, pattern: filePattern(file), module: route });
+    }
+  }
+  middlewares.sort((a, b) => a.prefix.length - b.prefix.length);
+  routes.sort(compareRoutes);
+  return { middlewares, routes, app };
+}
+
+/** Registers every route of `manifest` on `hono`. */
+export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role): RouteEntry[] {
+  const { middlewares, routes, app } = resolveManifest(manifest, role);
+  for (const mw of middlewares) {
+    const list = Array.isArray(mw.module.handler) ? mw.module.handler : [mw.module.handler];
+    for (const fn of list) {
+      hono.use(mw.prefix || "*", fn);
+      if (mw.prefix) hono.use(`${mw.prefix}/*`, fn);
+    }
+  }
+  for (const route of routes) {
+    const handlers = route.module.handler ?? {};
+    const Page = route.module.default;
+    const allowed = METHODS.filter((m) => handlers[m] || (Page && (m === "GET" || m === "HEAD")));
+    const dispatch: MiddlewareHandler<AppEnv> = async (c) => {
+      const method = c.req.method as Method;
+      const fn: Handler | undefined = handlers[method] ?? (method === "HEAD" ? handlers.GET : undefined);
+      if (!fn && !(Page && (method === "GET" || method === "HEAD"))) {
+        throw new AppError("method_not_allowed", `${method} is not allowed here; use ${allowed.join(", ")}.`, {
+          headers: { Allow: allowed.join(", ") },
+        });
+      }
+      const result = fn ? await fn(c) : { data: undefined };
+      if (result instanceof Response) return result;
+      if (!Page) throw new Error(`${route.file} returned page data but has no page component`);
+      return renderPage(c, Page, app?.default, result);
+    };
+    hono.all(route.pattern, dispatch);
+  }
+  return routes;
+}
+
+function renderPage(
+  c: RouteContext,
+  Page: NonNullable<RouteModule["default"]>,
+  Layout: RouteModule["default"] | undefined,
+  result: PageData,
+): Response {
+  const nonce = crypto.randomUUID().replaceAll("-", "");
+  const props = { data: result.data, url: new URL(c.req.url), params: c.req.param(), nonce };
+  const body = h(Page, props);
+  const layoutProps: AppProps = { title: result.title, nonce, url: props.url, children: body };
+  const tree = Layout ? h(Layout, layoutProps) : body;
+  const html = "<!DOCTYPE html>" + renderToString(tree);
+  return new Response(html, {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": [
+        "default-src 'self'",
+        `script-src 'self' 'nonce-${nonce}'`,
+        `style-src 'self' 'nonce-${nonce}'`,
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "object-src 'none'",
+        "frame-ancestors 'none'",
+      ].join("; "),
+      "x-frame-options": "DENY",
+    },
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * Process start-up shared by `main.ts` and the tests: open Deno KV, connect Redis (or announce the
+ * in-process fallback), load the signing keys, seed the demo, and serve the app.
+ */
+import type { Config } from "../config.ts";
+import { demoOrigins, type DemoSeed, seedDemo } from "../hub/demo_seed.ts";
+import { MintRateLimiter } from "../hub/rate_limit.ts";
+import { Logger } from "../ops/logger.ts";
+import { Metrics } from "../ops/metrics.ts";
+import { connectRedis } from "../redis/client.ts";
+import { openKv } from "../store/kv.ts";
+import { Keyring } from "../token/keyring.ts";
+import { SigningKeyStore } from "../token/signing_keys.ts";
+import manifest from "../../manifest.gen.ts";
+import { createApp } from "./app.ts";
+import type { AppDeps } from "./context.ts";
+
+/** A running server and what tests need to reach into it. */
+export interface RunningServer {
+  url: string;
+  deps: AppDeps;
+  demo?: DemoSeed;
+  /** Stops serving and closes KV, Redis and timers. */
+  close(): Promise<void>;
+}
+
+/** Builds the process's dependencies from `config`. */
+export async function buildDeps(
+  config: Config,
+  options: { log?: Logger; clock?: () => number; kv?: Deno.Kv } = {},
+): Promise<AppDeps> {
+  const log = options.log ?? new Logger(config.logLevel);
+  const clock = options.clock ?? Date.now;
+  const kv = options.kv ?? await openKv(config.kvPath);
+  let redis;
+  if (config.redisUrl) {
+    redis = await connectRedis(config.redisUrl, log);
+  } else {
+    log.warn(
+      "REDIS_URL is unset: rate limits, budgets and the L2 cache use in-process state " +
+        "(correct for one instance only; set REDIS_URL before running more than one).",
+    );
+  }
+  const signingKeys = new SigningKeyStore(kv, clock);
+  const keyring = await Keyring.load(signingKeys);
+  return {
+    config,
+    kv,
+    redis,
+    signingKeys,
+    keyring,
+    rateLimiter: new MintRateLimiter({ redis, prefix: config.redisPrefix }),
+    metrics: new Metrics(),
+    log,
+    clock,
+  };
+}
+
+/**
+ * Starts serving `config` and returns once listening.
+ *
+ * @example
+ * ```ts
+ * const server = await startServer(loadConfig());
+ * console.log(server.url);
+ * ```
+ */
+export async function startServer(
+  config: Config,
+  options: { log?: Logger; clock?: () => number; kv?: Deno.Kv } = {},
+): Promise<RunningServer> {
+  const deps = await buildDeps(config, options);
+  const stopRefresh = deps.keyring.startAutoRefresh(30_000);
+  const app = createApp(deps, manifest);
+  const ac = new AbortController();
+  let resolveListening: (addr: Deno.NetAddr) => void;
+  const listening = new Promise<Deno.NetAddr>((r) => (resolveListening = r));
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    signal: ac.signal,
+    onListen: (addr) => resolveListening(addr as Deno.NetAddr),
+  }, app.fetch);
+  const addr = await listening;
+  const host = addr.hostname === "0.0.0.0" || addr.hostname === "::" ? "localhost" : addr.hostname;
+  const url = `http://${host}:${addr.port}`;
+  let demo: DemoSeed | undefined;
+  if (config.seedDemo && config.role !== "kernel") {
+    const origins = demoOrigins(config.publicUrl, addr.port);
+    demo = await seedDemo(deps.kv, origins);
+  }
+  return {
+    url,
+    deps,
+    demo,
+    async close() {
+      stopRefresh();
+      ac.abort();
+      await server.finished;
+      if (deps.redis) await deps.redis.close();
+      if (!options.kv) deps.kv.close();
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/** Security headers on every response. Pages add their own CSP (with a nonce) in the router. */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "@/lib/web/context.ts";
+
+const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  const h = c.res.headers;
+  h.set("x-content-type-options", "nosniff");
+  h.set("referrer-policy", "strict-origin-when-cross-origin");
+  if (!h.has("x-frame-options") && !h.has("content-security-policy")) h.set("x-frame-options", "DENY");
+  if (c.var.deps.config.publicUrl.startsWith("https:")) {
+    h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
+  }
+};
+
+export const handler = securityHeaders;

@@ -1,0 +1,10 @@
+/** GET /healthz — liveness: the process is up and serving. */
+import type { Handlers } from "@/lib/web/context.ts";
+
+export const handler: Handlers = {
+  GET(ctx) {
+    return Response.json({ status: "ok", role: ctx.var.deps.config.role }, {
+      headers: { "cache-control": "no-store" },
+    });
+  },
+};

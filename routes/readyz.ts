@@ -1,0 +1,13 @@
+/** GET /readyz — readiness: Deno KV and (when configured) Redis answer. */
+import { checkReadiness } from "@/lib/ops/readiness.ts";
+import type { Handlers } from "@/lib/web/context.ts";
+
+export const handler: Handlers = {
+  async GET(ctx) {
+    const report = await checkReadiness(ctx.var.deps);
+    return Response.json(report, {
+      status: report.status === "ok" ? 200 : 503,
+      headers: { "cache-control": "no-store" },
+    });
+  },
+};
