@@ -29,8 +29,15 @@ export function preflightWithinPolicy(req: Request, policy: CorsPolicy): boolean
  * The answer to a preflight: 204 with allow headers when `allowed` and within policy, else 204
  * without `Access-Control-Allow-Origin` (the browser then blocks the actual request).
  */
-export function preflightResponse(req: Request, origin: string | null, allowed: boolean, policy: CorsPolicy): Response {
-  const headers = new Headers({ vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers" });
+export function preflightResponse(
+  req: Request,
+  origin: string | null,
+  allowed: boolean,
+  policy: CorsPolicy,
+): Response {
+  const headers = new Headers({
+    vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
+  });
   if (origin && allowed && preflightWithinPolicy(req, policy)) {
     headers.set("access-control-allow-origin", origin);
     headers.set("access-control-allow-methods", policy.methods.join(", "));
@@ -41,7 +48,12 @@ export function preflightResponse(req: Request, origin: string | null, allowed: 
 }
 
 /** Adds the actual-response CORS headers to `res` (echo only when `allowed`). */
-export function withCors(res: Response, origin: string | null, allowed: boolean, policy: CorsPolicy): Response {
+export function withCors(
+  res: Response,
+  origin: string | null,
+  allowed: boolean,
+  policy: CorsPolicy,
+): Response {
   res.headers.append("vary", "Origin");
   if (origin && allowed) {
     res.headers.set("access-control-allow-origin", origin);

@@ -20,7 +20,10 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, title: "Method not allowed" },
   // Mint: who is asking
   origin_required: { status: 400, title: "The browser flow needs an Origin header" },
-  unauthenticated: { status: 401, title: "No credentials: send a keyId (browser flow) or a secret key (server flow)" },
+  unauthenticated: {
+    status: 401,
+    title: "No credentials: send a keyId (browser flow) or a secret key (server flow)",
+  },
   invalid_key_format: { status: 401, title: "The partner key is malformed" },
   invalid_credentials: { status: 401, title: "The partner key is not valid" },
   unknown_key: { status: 401, title: "No partner key has this keyId" },

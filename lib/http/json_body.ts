@@ -16,7 +16,10 @@ export const DEFAULT_MAX_JSON_BYTES = 16 * 1024;
  * const body = await readJsonBody(req, 16 * 1024);
  * ```
  */
-export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_JSON_BYTES): Promise<unknown> {
+export async function readJsonBody(
+  req: Request,
+  maxBytes = DEFAULT_MAX_JSON_BYTES,
+): Promise<unknown> {
   const type = req.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !type?.endsWith("+json")) {
     throw new AppError(

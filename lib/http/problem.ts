@@ -57,7 +57,9 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
  */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (err instanceof Error && "code" in err && typeof err.code === "string" && isErrorCode(err.code)) {
+  if (
+    err instanceof Error && "code" in err && typeof err.code === "string" && isErrorCode(err.code)
+  ) {
     const extensions: ProblemExtensions = {};
     if ("reason" in err && typeof err.reason === "string") extensions.reason = err.reason;
     return new AppError(err.code, err.message, { extensions, cause: err });

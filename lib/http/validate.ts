@@ -9,13 +9,21 @@ export interface FieldError {
 }
 
 /** Parses `value` with `schema` or throws `validation_failed` with every failing field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown, what = "request body"): z.infer<T> {
+export function validate<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  what = "request body",
+): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => {
-    const base = "/" + issue.path.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+    const base = "/" +
+      issue.path.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
     if (issue.code === "unrecognized_keys") {
-      return { pointer: base === "/" ? "" : base, detail: `unknown field(s): ${issue.keys.join(", ")}` };
+      return {
+        pointer: base === "/" ? "" : base,
+        detail: `unknown field(s): ${issue.keys.join(", ")}`,
+      };
     }
     return { pointer: base === "/" ? "" : base, detail: issue.message };
   });

@@ -34,14 +34,18 @@ function one(opts: Options, name: string): string {
 
 function many(opts: Options, name: string): string[] {
   const v = opts[name];
-  if (!Array.isArray(v) || v.length === 0) throw new CliError(`--${name} is required (repeat it for several)`);
+  if (!Array.isArray(v) || v.length === 0) {
+    throw new CliError(`--${name} is required (repeat it for several)`);
+  }
   return v;
 }
 
 function int(opts: Options, name: string): number | undefined {
   const v = opts[name];
   if (v === undefined) return undefined;
-  if (typeof v !== "string" || !/^\d+$/.test(v)) throw new CliError(`--${name} must be a non-negative integer`);
+  if (typeof v !== "string" || !/^\d+$/.test(v)) {
+    throw new CliError(`--${name} must be a non-negative integer`);
+  }
   return Number(v);
 }
 
@@ -53,7 +57,11 @@ function int(opts: Options, name: string): number | undefined {
  * await runCli(kv, ["partner", "create", "--name", "Acme"]); // { partnerId: "prt_…" }
  * ```
  */
-export async function runCli(kv: Deno.Kv, argv: string[], clock: () => number = Date.now): Promise<unknown> {
+export async function runCli(
+  kv: Deno.Kv,
+  argv: string[],
+  clock: () => number = Date.now,
+): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

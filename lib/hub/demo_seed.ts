@@ -22,8 +22,15 @@ export const DEMO_PROJECT = "demo-bracket";
 
 /** The origins a local demo is reached from. */
 export function demoOrigins(publicUrl: string, port: number): string[] {
-  const origins = [publicUrl, `http://localhost:${port}`, `http://127.0.0.1:${port}`];
-  return [...new Set(origins.map((o) => normalizeAllowedOrigin(o)))];
+  const origins = new Set<string>();
+  for (const o of [publicUrl, `http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+    try {
+      origins.add(normalizeAllowedOrigin(o));
+    } catch {
+      // e.g. PUBLIC_URL defaulted from PORT=0 before the real port was known
+    }
+  }
+  return [...origins];
 }
 
 /** Creates the demo records on an empty store, or returns the existing ones. */
@@ -39,7 +46,11 @@ export async function seedDemo(kv: Deno.Kv, origins: string[]): Promise<DemoSeed
   }
   const partner = await createPartner(kv, "Demo Partner");
   if (!await getProject(kv, DEMO_PROJECT)) {
-    await createProject(kv, { partnerId: partner.id, slug: DEMO_PROJECT, title: "Demo wall bracket" });
+    await createProject(kv, {
+      partnerId: partner.id,
+      slug: DEMO_PROJECT,
+      title: "Demo wall bracket",
+    });
   }
   const { record } = await createSdkKey(kv, {
     partnerId: partner.id,

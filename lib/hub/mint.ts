@@ -4,12 +4,18 @@
  * Transport concerns (body size, JSON parsing, headers) stay in the route.
  */
 import { AppError } from "../http/problem.ts";
-import { explainOriginMatch, originAllowed } from "../http/origin.ts";
+import { originAllowed } from "../http/origin.ts";
+import { explainOriginMatch } from "../http/origin_match.ts";
 import { validate } from "../http/validate.ts";
 import { type SessionClaims, TOKEN_AUDIENCE, TOKEN_ISSUER } from "../token/claims.ts";
 import { signToken } from "../token/sign.ts";
 import { getSdkKey, type SdkKeyRecord } from "../store/sdk_keys.ts";
-import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError, secretMatches } from "./partner_key.ts";
+import {
+  isWellFormedKeyId,
+  parsePartnerKey,
+  PartnerKeyFormatError,
+  secretMatches,
+} from "./partner_key.ts";
 import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
 import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
 import { TTL_BOUNDS } from "./sdk_keys.ts";
@@ -57,11 +63,17 @@ export interface MintResult {
  * ```
  */
 export async function mintSessionToken(deps: MintDeps, input: MintInput): Promise<MintResult> {
-  if (input.authorization !== null) return await mintServerFlow(deps, input.authorization, input.body);
+  if (input.authorization !== null) {
+    return await mintServerFlow(deps, input.authorization, input.body);
+  }
   return await mintBrowserFlow(deps, input.origin, input.body);
 }
 
-async function mintBrowserFlow(deps: MintDeps, originHeader: string | null, raw: unknown): Promise<MintResult> {
+async function mintBrowserFlow(
+  deps: MintDeps,
+  originHeader: string | null,
+  raw: unknown,
+): Promise<MintResult> {
   if (!isObject(raw) || raw.keyId === undefined) {
     throw new AppError(
       "unauthenticated",
@@ -84,7 +96,10 @@ async function mintBrowserFlow(deps: MintDeps, originHeader: string | null, raw:
     );
   }
   if (!isWellFormedKeyId(body.keyId)) {
-    throw new AppError("unknown_key", `"${body.keyId}" is not a keyId (expected the part between "sdk_" and "_").`);
+    throw new AppError(
+      "unknown_key",
+      `"${body.keyId}" is not a keyId (expected the part between "sdk_" and "_").`,
+    );
   }
   const key = await loadActiveKey(deps, body.keyId, "unknown_key");
   if (!originAllowed(originHeader, key.allowedOrigins)) {
@@ -98,10 +113,17 @@ async function mintBrowserFlow(deps: MintDeps, originHeader: string | null, raw:
   });
 }
 
-async function mintServerFlow(deps: MintDeps, authorization: string, raw: unknown): Promise<MintResult> {
+async function mintServerFlow(
+  deps: MintDeps,
+  authorization: string,
+  raw: unknown,
+): Promise<MintResult> {
   const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
   if (!match) {
-    throw new AppError("unauthenticated", "The Authorization header must be `Bearer sdk_<keyId>_<secret>`.");
+    throw new AppError(
+      "unauthenticated",
+      "The Authorization header must be `Bearer sdk_<keyId>_<secret>`.",
+    );
   }
   let parsed: { keyId: string; secret: string };
   try {
@@ -112,9 +134,15 @@ async function mintServerFlow(deps: MintDeps, authorization: string, raw: unknow
   }
   const body = validate(ServerMintBody, raw);
   if (body.keyId !== undefined && body.keyId !== parsed.keyId) {
-    throw new AppError("validation_failed", "The body keyId does not match the key in Authorization.", {
-      extensions: { errors: [{ pointer: "/keyId", detail: "does not match the Authorization key" }] },
-    });
+    throw new AppError(
+      "validation_failed",
+      "The body keyId does not match the key in Authorization.",
+      {
+        extensions: {
+          errors: [{ pointer: "/keyId", detail: "does not match the Authorization key" }],
+        },
+      },
+    );
   }
   const key = await loadActiveKey(deps, parsed.keyId, "invalid_credentials");
   const now = deps.clock();
@@ -134,7 +162,10 @@ async function loadActiveKey(
 ): Promise<SdkKeyRecord> {
   const key = await getSdkKey(deps.kv, keyId);
   if (!key) {
-    throw new AppError(missing, missing === "unknown_key" ? `No key has the keyId "${keyId}".` : "The key is not valid.");
+    throw new AppError(
+      missing,
+      missing === "unknown_key" ? `No key has the keyId "${keyId}".` : "The key is not valid.",
+    );
   }
   if (key.revokedAt !== null) {
     throw new AppError("key_revoked", `The key "${keyId}" was revoked and can no longer mint.`);
@@ -158,7 +189,10 @@ async function issue(
   req: { projectId: string; origin: string; endUserId?: string; ttlSeconds?: number },
 ): Promise<MintResult> {
   if (!key.allowedProjects.includes(req.projectId)) {
-    throw new AppError("project_not_allowed", `The project "${req.projectId}" is not allowed for this key.`);
+    throw new AppError(
+      "project_not_allowed",
+      `The project "${req.projectId}" is not allowed for this key.`,
+    );
   }
   const ttl = req.ttlSeconds ?? key.defaultTtlSeconds;
   if (ttl < TTL_BOUNDS.min || ttl > key.maxTtlSeconds) {
@@ -197,7 +231,10 @@ async function issue(
 }
 
 function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(bytes)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

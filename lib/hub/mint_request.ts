@@ -5,7 +5,10 @@
 import { z } from "zod";
 
 const id = (what: string) =>
-  z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`).max(256, `${what} is too long`);
+  z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`).max(
+    256,
+    `${what} is too long`,
+  );
 
 /** Body of the browser flow: the publishable keyId plus the project. */
 export const BrowserMintBody = z.strictObject({

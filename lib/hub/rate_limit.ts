@@ -17,7 +17,12 @@ export interface RateLimitPolicy {
 export const DEFAULT_RATE_LIMIT: RateLimitPolicy = { points: 600, durationSeconds: 60 };
 
 /** Bounds a partner may choose for a key's policy. */
-export const RATE_LIMIT_BOUNDS = { minPoints: 1, maxPoints: 1_000_000, minDuration: 1, maxDuration: 86_400 };
+export const RATE_LIMIT_BOUNDS = {
+  minPoints: 1,
+  maxPoints: 1_000_000,
+  minDuration: 1,
+  maxDuration: 86_400,
+};
 
 /** The outcome of one attempt to consume a point. */
 export interface RateLimitResult {
@@ -42,7 +47,10 @@ export class MintRateLimiter {
   }
 
   /** Spends one point for `keyId` under `policy`. */
-  async consume(keyId: string, policy: RateLimitPolicy = DEFAULT_RATE_LIMIT): Promise<RateLimitResult> {
+  async consume(
+    keyId: string,
+    policy: RateLimitPolicy = DEFAULT_RATE_LIMIT,
+  ): Promise<RateLimitResult> {
     const limiter = this.#limiterFor(policy);
     try {
       const res = await limiter.consume(keyId, 1);

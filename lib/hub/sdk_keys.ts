@@ -99,11 +99,18 @@ export async function createSdkKey(
   try {
     allowedOrigins = normalizeAllowedOrigins(input.allowedOrigins);
   } catch (err) {
-    if (err instanceof OriginError) throw new AppError("invalid_origin", err.message, { cause: err });
+    if (err instanceof OriginError) {
+      throw new AppError("invalid_origin", err.message, { cause: err });
+    }
     throw err;
   }
   const allowedProjects = await checkProjects(kv, input.partnerId, input.allowedProjects);
-  const maxTtlSeconds = checkInt("max TTL", input.maxTtlSeconds ?? TTL_BOUNDS.defaultMaxTtl, TTL_BOUNDS.min, TTL_BOUNDS.max);
+  const maxTtlSeconds = checkInt(
+    "max TTL",
+    input.maxTtlSeconds ?? TTL_BOUNDS.defaultMaxTtl,
+    TTL_BOUNDS.min,
+    TTL_BOUNDS.max,
+  );
   const defaultTtlSeconds = checkInt(
     "default TTL",
     input.defaultTtlSeconds ?? Math.min(TTL_BOUNDS.defaultTtl, maxTtlSeconds),
@@ -112,8 +119,18 @@ export async function createSdkKey(
   );
   const budget = input.budget == null ? null : checkInt("budget", input.budget, 0, 1_000_000_000);
   const rateLimit = input.rateLimit ?? DEFAULT_RATE_LIMIT;
-  checkInt("rate limit points", rateLimit.points, RATE_LIMIT_BOUNDS.minPoints, RATE_LIMIT_BOUNDS.maxPoints);
-  checkInt("rate limit window", rateLimit.durationSeconds, RATE_LIMIT_BOUNDS.minDuration, RATE_LIMIT_BOUNDS.maxDuration);
+  checkInt(
+    "rate limit points",
+    rateLimit.points,
+    RATE_LIMIT_BOUNDS.minPoints,
+    RATE_LIMIT_BOUNDS.maxPoints,
+  );
+  checkInt(
+    "rate limit window",
+    rateLimit.durationSeconds,
+    RATE_LIMIT_BOUNDS.minDuration,
+    RATE_LIMIT_BOUNDS.maxDuration,
+  );
 
   const generated = await generatePartnerKey();
   const record: SdkKeyRecord = {
@@ -136,8 +153,16 @@ export async function createSdkKey(
 }
 
 /** Revokes a key: it mints nothing from now on. Idempotent; null when the key does not exist. */
-export async function revokeSdkKey(kv: Deno.Kv, keyId: string, now = Date.now()): Promise<SdkKeyRecord | null> {
-  return await updateSdkKey(kv, keyId, (r) => (r.revokedAt === null ? { ...r, revokedAt: now, updatedAt: now } : r));
+export async function revokeSdkKey(
+  kv: Deno.Kv,
+  keyId: string,
+  now = Date.now(),
+): Promise<SdkKeyRecord | null> {
+  return await updateSdkKey(
+    kv,
+    keyId,
+    (r) => (r.revokedAt === null ? { ...r, revokedAt: now, updatedAt: now } : r),
+  );
 }
 
 /** The views of a partner's keys. */
@@ -167,7 +192,10 @@ async function checkProjects(kv: Deno.Kv, partnerId: string, slugs: string[]): P
 
 function checkInt(name: string, value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new AppError("validation_failed", `The ${name} must be an integer from ${min} to ${max}, not ${value}.`);
+    throw new AppError(
+      "validation_failed",
+      `The ${name} must be an integer from ${min} to ${max}, not ${value}.`,
+    );
   }
   return value;
 }

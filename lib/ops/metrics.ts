@@ -37,13 +37,29 @@ export class Counter {
   /** Renders this counter in the text exposition format. */
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const [key, value] of this.#series) lines.push(`${this.name}${key ? `{${key}}` : ""} ${value}`);
+    for (const [key, value] of this.#series) {
+      lines.push(`${this.name}${key ? `{${key}}` : ""} ${value}`);
+    }
     return lines.join("\n");
   }
 }
 
 /** Default latency buckets in seconds (1 ms … 10 s). */
-export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const LATENCY_BUCKETS = [
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+];
 
 /** A cumulative histogram with labels. */
 export class Histogram {
@@ -84,7 +100,10 @@ export class Histogram {
 /** The product's metrics, one instance per app. */
 export class Metrics {
   /** Mint attempts by flow and outcome (`ok` or the problem code). */
-  readonly mints = new Counter("hub_mints_total", "Session-token mint attempts by flow and outcome.");
+  readonly mints = new Counter(
+    "hub_mints_total",
+    "Session-token mint attempts by flow and outcome.",
+  );
   /** Request latency by method, route pattern and status. */
   readonly requestDuration = new Histogram(
     "http_request_duration_seconds",

@@ -12,12 +12,17 @@ export interface ReadinessReport {
 }
 
 /** Probes KV (a read) and Redis (PING) with short timeouts. */
-export async function checkReadiness(deps: Pick<AppDeps, "kv" | "redis">): Promise<ReadinessReport> {
+export async function checkReadiness(
+  deps: Pick<AppDeps, "kv" | "redis">,
+): Promise<ReadinessReport> {
   const [kv, redis] = await Promise.all([
     deps.kv.get(["readyz"]).then((): CheckState => "ok", (): CheckState => "down"),
     deps.redis
       ? redisReachable(deps.redis).then((ok): CheckState => (ok ? "ok" : "down"))
       : Promise.resolve<CheckState>("in-process"),
   ]);
-  return { status: kv !== "down" && redis !== "down" ? "ok" : "unavailable", checks: { kv, redis } };
+  return {
+    status: kv !== "down" && redis !== "down" ? "ok" : "unavailable",
+    checks: { kv, redis },
+  };
 }

@@ -54,7 +54,11 @@ function activeOrigins(record: SdkKeyRecord | null): Set<string> {
   return new Set(record && record.revokedAt === null ? record.allowedOrigins : []);
 }
 
-function syncOriginIndex(op: Deno.AtomicOperation, before: SdkKeyRecord | null, after: SdkKeyRecord): void {
+function syncOriginIndex(
+  op: Deno.AtomicOperation,
+  before: SdkKeyRecord | null,
+  after: SdkKeyRecord,
+): void {
   const was = activeOrigins(before);
   const now = activeOrigins(after);
   for (const o of was) if (!now.has(o)) op.delete(["sdk_key_origins", o, after.keyId]);
@@ -96,7 +100,9 @@ export async function listPartnerSdkKeys(kv: Deno.Kv, partnerId: string): Promis
   const out: SdkKeyRecord[] = [];
   // kv.getMany takes at most 10 keys per call.
   for (let i = 0; i < ids.length; i += 10) {
-    const entries = await kv.getMany<SdkKeyRecord[]>(ids.slice(i, i + 10).map((id) => ["sdk_keys", id]));
+    const entries = await kv.getMany<SdkKeyRecord[]>(
+      ids.slice(i, i + 10).map((id) => ["sdk_keys", id]),
+    );
     for (const e of entries) if (e.value) out.push(e.value);
   }
   return out;

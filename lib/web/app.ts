@@ -34,7 +34,9 @@ export function createApp(deps: AppDeps, manifest: Manifest): Hono<AppEnv> {
     c.res.headers.set("x-request-id", requestId);
     const seconds = (performance.now() - start) / 1000;
     // The matched pattern, not the raw path: bounded label values, and no secrets from URLs.
-    const route = c.req.routePath === "*" || c.req.routePath === "/*" ? "unmatched" : c.req.routePath;
+    const route = c.req.routePath === "*" || c.req.routePath === "/*"
+      ? "unmatched"
+      : c.req.routePath;
     deps.metrics.requestDuration.observe(
       { method: c.req.method, route, status: String(c.res.status) },
       seconds,

@@ -18,7 +18,9 @@ const problem = (description: string) => ({
 });
 
 /** The OpenAPI document for this deployment's public URLs. */
-export function openApiDocument(config: Pick<Config, "hubUrl" | "kernelUrl">): Record<string, unknown> {
+export function openApiDocument(
+  config: Pick<Config, "hubUrl" | "kernelUrl">,
+): Record<string, unknown> {
   return {
     openapi: "3.1.0",
     info: {
@@ -31,20 +33,26 @@ export function openApiDocument(config: Pick<Config, "hubUrl" | "kernelUrl">): R
       "/api/v1/sdk/session-tokens": {
         post: {
           operationId: "mintSessionToken",
-          summary: "Mint a session token (browser flow with keyId + Origin, or server flow with a secret key)",
+          summary:
+            "Mint a session token (browser flow with keyId + Origin, or server flow with a secret key)",
           security: [{}, { partnerSecretKey: [] }],
           parameters: [{
             name: "Origin",
             in: "header",
             required: false,
-            description: "Browser flow: attached by the browser; must be one of the key's allowed origins.",
+            description:
+              "Browser flow: attached by the browser; must be one of the key's allowed origins.",
             schema: { type: "string" },
           }],
           requestBody: {
             required: true,
             content: {
               "application/json": {
-                schema: { oneOf: [{ $ref: "#/components/schemas/BrowserMintBody" }, { $ref: "#/components/schemas/ServerMintBody" }] },
+                schema: {
+                  oneOf: [{ $ref: "#/components/schemas/BrowserMintBody" }, {
+                    $ref: "#/components/schemas/ServerMintBody",
+                  }],
+                },
               },
             },
           },
@@ -55,42 +63,82 @@ export function openApiDocument(config: Pick<Config, "hubUrl" | "kernelUrl">): R
                 RateLimit: { schema: { type: "string" } },
                 "RateLimit-Policy": { schema: { type: "string" } },
               },
-              content: { "application/json": { schema: { $ref: "#/components/schemas/MintResponse" } } },
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/MintResponse" } },
+              },
             },
-            "400": problem("Malformed JSON, or the browser flow without an Origin header (origin_required)."),
-            "401": problem("No credentials, a malformed or unknown key, a wrong secret, or a revoked key."),
+            "400": problem(
+              "Malformed JSON, or the browser flow without an Origin header (origin_required).",
+            ),
+            "401": problem(
+              "No credentials, a malformed or unknown key, a wrong secret, or a revoked key.",
+            ),
             "403": problem("Origin not in allowed_origins, or projectId not in allowed_projects."),
             "413": problem("Body larger than 16 KiB."),
             "415": problem("Body is not application/json."),
-            "422": problem("Validation failed, ttlSeconds out of bounds, or body origin ≠ Origin header."),
+            "422": problem(
+              "Validation failed, ttlSeconds out of bounds, or body origin ≠ Origin header.",
+            ),
             "429": problem("Per-key mint rate limit exceeded; see Retry-After."),
           },
         },
-        options: { summary: "CORS preflight", responses: { "204": { description: "Preflight answer." } } },
+        options: {
+          summary: "CORS preflight",
+          responses: { "204": { description: "Preflight answer." } },
+        },
       },
       "/.well-known/jwks.json": {
         get: {
           operationId: "getJwks",
           summary: "The hub's Ed25519 token-signing public keys",
           responses: {
-            "200": { description: "JWK set.", content: { "application/json": { schema: { $ref: "#/components/schemas/Jwks" } } } },
+            "200": {
+              description: "JWK set.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Jwks" } } },
+            },
           },
         },
       },
       "/healthz": {
-        get: { summary: "Liveness", responses: { "200": { description: "Up.", content: { "application/json": { schema: { $ref: "#/components/schemas/Health" } } } } } },
+        get: {
+          summary: "Liveness",
+          responses: {
+            "200": {
+              description: "Up.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Health" } } },
+            },
+          },
+        },
       },
       "/readyz": {
         get: {
           summary: "Readiness (KV and Redis reachable)",
           responses: {
-            "200": { description: "Ready.", content: { "application/json": { schema: { $ref: "#/components/schemas/Readiness" } } } },
-            "503": { description: "A dependency is down.", content: { "application/json": { schema: { $ref: "#/components/schemas/Readiness" } } } },
+            "200": {
+              description: "Ready.",
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/Readiness" } },
+              },
+            },
+            "503": {
+              description: "A dependency is down.",
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/Readiness" } },
+              },
+            },
           },
         },
       },
       "/metrics": {
-        get: { summary: "Prometheus metrics", responses: { "200": { description: "Text exposition format.", content: { "text/plain": { schema: { type: "string" } } } } } },
+        get: {
+          summary: "Prometheus metrics",
+          responses: {
+            "200": {
+              description: "Text exposition format.",
+              content: { "text/plain": { schema: { type: "string" } } },
+            },
+          },
+        },
       },
     },
     components: {
@@ -119,7 +167,11 @@ export function openApiDocument(config: Pick<Config, "hubUrl" | "kernelUrl">): R
             reason: { type: "string" },
             errors: {
               type: "array",
-              items: { type: "object", required: ["pointer", "detail"], properties: { pointer: { type: "string" }, detail: { type: "string" } } },
+              items: {
+                type: "object",
+                required: ["pointer", "detail"],
+                properties: { pointer: { type: "string" }, detail: { type: "string" } },
+              },
             },
           },
         },
@@ -145,7 +197,11 @@ export function openApiDocument(config: Pick<Config, "hubUrl" | "kernelUrl">): R
             },
           },
         },
-        Health: { type: "object", required: ["status"], properties: { status: { const: "ok" }, role: { enum: ["all", "hub", "kernel"] } } },
+        Health: {
+          type: "object",
+          required: ["status"],
+          properties: { status: { const: "ok" }, role: { enum: ["all", "hub", "kernel"] } },
+        },
         Readiness: {
           type: "object",
           required: ["status", "checks"],
@@ -153,7 +209,10 @@ export function openApiDocument(config: Pick<Config, "hubUrl" | "kernelUrl">): R
             status: { enum: ["ok", "unavailable"] },
             checks: {
               type: "object",
-              properties: { kv: { enum: ["ok", "down"] }, redis: { enum: ["ok", "down", "in-process"] } },
+              properties: {
+                kv: { enum: ["ok", "down"] },
+                redis: { enum: ["ok", "down", "in-process"] },
+              },
             },
           },
         },

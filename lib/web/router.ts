@@ -57,7 +57,9 @@ function specificity(pattern: string): number[] {
 function compareRoutes(a: RouteEntry, b: RouteEntry): number {
   const sa = specificity(a.pattern);
   const sb = specificity(b.pattern);
-  for (let i = 0; i < Math.min(sa.length, sb.length); i++) if (sa[i] !== sb[i]) return sa[i] - sb[i];
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    if (sa[i] !== sb[i]) return sa[i] - sb[i];
+  }
   return sb.length - sa.length || a.pattern.localeCompare(b.pattern);
 }
 
@@ -102,11 +104,16 @@ export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role):
     const allowed = METHODS.filter((m) => handlers[m] || (Page && (m === "GET" || m === "HEAD")));
     const dispatch: MiddlewareHandler<AppEnv> = async (c) => {
       const method = c.req.method as Method;
-      const fn: Handler | undefined = handlers[method] ?? (method === "HEAD" ? handlers.GET : undefined);
+      const fn: Handler | undefined = handlers[method] ??
+        (method === "HEAD" ? handlers.GET : undefined);
       if (!fn && !(Page && (method === "GET" || method === "HEAD"))) {
-        throw new AppError("method_not_allowed", `${method} is not allowed here; use ${allowed.join(", ")}.`, {
-          headers: { Allow: allowed.join(", ") },
-        });
+        throw new AppError(
+          "method_not_allowed",
+          `${method} is not allowed here; use ${allowed.join(", ")}.`,
+          {
+            headers: { Allow: allowed.join(", ") },
+          },
+        );
       }
       const result = fn ? await fn(c) : { data: undefined };
       if (result instanceof Response) return result;

@@ -32,7 +32,9 @@ export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
     } catch {
       return await next();
     }
-    if (rel.includes("\0") || rel.split("/").includes("..") || rel.endsWith("/")) return await next();
+    if (rel.includes("\0") || rel.split("/").includes("..") || rel.endsWith("/")) {
+      return await next();
+    }
     const path = join(root, rel);
     let info: Deno.FileInfo;
     try {
@@ -46,7 +48,9 @@ export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
       "content-type": TYPES[extname(path)] ?? "application/octet-stream",
       etag,
       // Content-hashed build output never changes; everything else revalidates.
-      "cache-control": rel.startsWith("/build/") ? "public, max-age=31536000, immutable" : "public, max-age=0, must-revalidate",
+      "cache-control": rel.startsWith("/build/")
+        ? "public, max-age=31536000, immutable"
+        : "public, max-age=0, must-revalidate",
     });
     if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
     headers.set("content-length", String(info.size));

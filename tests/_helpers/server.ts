@@ -15,7 +15,10 @@ export const TEST_REDIS_URL = Deno.env.get("TEST_REDIS_URL") ?? "redis://127.0.0
 
 /** A random suffix for test ids. */
 export function rid(bytes = 4): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(bytes)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 /** A running test server plus captured log lines. */
@@ -60,7 +63,9 @@ export async function deleteRedisPrefix(url: string, prefix: string): Promise<vo
   await client.connect();
   try {
     const keys: string[] = [];
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) keys.push(...batch);
+    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+      keys.push(...batch);
+    }
     if (keys.length) await client.del(keys);
   } finally {
     await client.close();
@@ -92,7 +97,13 @@ export async function createKeyFixture(
     allowedProjects: [project],
     ...overrides,
   });
-  return { partnerId: partner.id, project, keyId: record.keyId, key, origin: record.allowedOrigins[0] };
+  return {
+    partnerId: partner.id,
+    project,
+    keyId: record.keyId,
+    key,
+    origin: record.allowedOrigins[0],
+  };
 }
 
 /** POSTs JSON to the mint endpoint. */

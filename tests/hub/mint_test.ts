@@ -25,7 +25,9 @@ Deno.test("mint - browser flow mints a token bound to the Origin header", async 
   const server = await startTestServer();
   try {
     const f = await createKeyFixture(server.deps.kv, { budget: 25 });
-    const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, { origin: f.origin });
+    const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      origin: f.origin,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("access-control-allow-origin"), f.origin);
     assert.match(res.headers.get("vary") ?? "", /Origin/);
@@ -101,7 +103,12 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
         "unauthenticated",
       ],
       ["401 empty body, no auth", () => mint(server.url, {}), 401, "unauthenticated"],
-      ["401 another key's secret (checksum fails)", () => secret({}, swapped), 401, "invalid_key_format"],
+      [
+        "401 another key's secret (checksum fails)",
+        () => secret({}, swapped),
+        401,
+        "invalid_key_format",
+      ],
       ["401 malformed key", () => secret({}, "sdk_nope"), 401, "invalid_key_format"],
       [
         "401 Authorization not Bearer",
@@ -136,22 +143,68 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
         401,
         "unknown_key",
       ],
-      ["403 origin not allowed (browser)", () => browser({}, "https://evil.example"), 403, "origin_not_allowed"],
-      ["403 origin not allowed (server)", () => secret({ origin: "https://evil.example" }), 403, "origin_not_allowed"],
-      ["403 origin with a trailing slash", () => secret({ origin: f.origin + "/" }), 403, "origin_not_allowed"],
-      ["403 project not allowed (browser)", () => browser({ projectId: other.project }), 403, "project_not_allowed"],
-      ["403 project not allowed (server)", () => secret({ projectId: other.project }), 403, "project_not_allowed"],
       [
-        "403 another partner's key from this origin",
-        () => mint(server.url, { keyId: other.keyId, projectId: other.project }, { origin: f.origin }),
+        "403 origin not allowed (browser)",
+        () => browser({}, "https://evil.example"),
         403,
         "origin_not_allowed",
       ],
-      ["422 ttlSeconds below the minimum", () => secret({ ttlSeconds: 59 }), 422, "ttl_out_of_bounds"],
-      ["422 ttlSeconds above the key's max", () => secret({ ttlSeconds: 3601 }), 422, "ttl_out_of_bounds"],
-      ["422 ttlSeconds not an integer", () => secret({ ttlSeconds: 90.5 }), 422, "validation_failed"],
+      [
+        "403 origin not allowed (server)",
+        () => secret({ origin: "https://evil.example" }),
+        403,
+        "origin_not_allowed",
+      ],
+      [
+        "403 origin with a trailing slash",
+        () => secret({ origin: f.origin + "/" }),
+        403,
+        "origin_not_allowed",
+      ],
+      [
+        "403 project not allowed (browser)",
+        () => browser({ projectId: other.project }),
+        403,
+        "project_not_allowed",
+      ],
+      [
+        "403 project not allowed (server)",
+        () => secret({ projectId: other.project }),
+        403,
+        "project_not_allowed",
+      ],
+      [
+        "403 another partner's key from this origin",
+        () =>
+          mint(server.url, { keyId: other.keyId, projectId: other.project }, { origin: f.origin }),
+        403,
+        "origin_not_allowed",
+      ],
+      [
+        "422 ttlSeconds below the minimum",
+        () => secret({ ttlSeconds: 59 }),
+        422,
+        "ttl_out_of_bounds",
+      ],
+      [
+        "422 ttlSeconds above the key's max",
+        () => secret({ ttlSeconds: 3601 }),
+        422,
+        "ttl_out_of_bounds",
+      ],
+      [
+        "422 ttlSeconds not an integer",
+        () => secret({ ttlSeconds: 90.5 }),
+        422,
+        "validation_failed",
+      ],
       ["422 ttlSeconds a string", () => secret({ ttlSeconds: "600" }), 422, "validation_failed"],
-      ["422 body origin disagrees with Origin", () => browser({ origin: "https://other.example" }), 422, "origin_conflict"],
+      [
+        "422 body origin disagrees with Origin",
+        () => browser({ origin: "https://other.example" }),
+        422,
+        "origin_conflict",
+      ],
       [
         "422 server flow without origin",
         () => mint(server.url, { projectId: f.project }, { authorization: `Bearer ${f.key}` }),
@@ -159,9 +212,24 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
         "validation_failed",
       ],
       ["422 unknown member", () => browser({ projectKey: "x" }), 422, "validation_failed"],
-      ["422 projectId of the wrong type", () => browser({ projectId: 7 }), 422, "validation_failed"],
-      ["400 malformed JSON", () => mint(server.url, "{not json", { origin: f.origin }), 400, "invalid_body"],
-      ["401 a JSON array body (no keyId)", () => mint(server.url, "[1,2]", { origin: f.origin }), 401, "unauthenticated"],
+      [
+        "422 projectId of the wrong type",
+        () => browser({ projectId: 7 }),
+        422,
+        "validation_failed",
+      ],
+      [
+        "400 malformed JSON",
+        () => mint(server.url, "{not json", { origin: f.origin }),
+        400,
+        "invalid_body",
+      ],
+      [
+        "401 a JSON array body (no keyId)",
+        () => mint(server.url, "[1,2]", { origin: f.origin }),
+        401,
+        "unauthenticated",
+      ],
       [
         "415 not JSON",
         () =>
@@ -174,25 +242,37 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
         "unsupported_media_type",
       ],
       ["413 huge body", () => browser({ endUserId: "x".repeat(20_000) }), 413, "body_too_large"],
-      ["405 GET", () => fetch(`${server.url}/api/v1/sdk/session-tokens`), 405, "method_not_allowed"],
+      [
+        "405 GET",
+        () => fetch(`${server.url}/api/v1/sdk/session-tokens`),
+        405,
+        "method_not_allowed",
+      ],
     ];
     for (const [name, send, status, code] of cases) {
       await t.step(name, async () => {
         await problem(await send(), status, code);
       });
     }
-    await t.step("401 a well-formed key whose secret does not match the stored digest", async () => {
-      // The stored digest is of another secret (as after a roll): the checksum passes, the
-      // constant-time digest comparison does not.
-      const g = await createKeyFixture(kv);
-      const { digestSecret } = await import("@/lib/hub/partner_key.ts");
-      const otherDigest = await digestSecret(g.keyId, "a".repeat(39));
-      await updateSdkKey(kv, g.keyId, (r) => ({ ...r, secrets: [{ ...r.secrets[0], digest: otherDigest }] }));
-      const res = await mint(server.url, { projectId: g.project, origin: g.origin }, {
-        authorization: `Bearer ${g.key}`,
-      });
-      await problem(res, 401, "invalid_credentials");
-    });
+    await t.step(
+      "401 a well-formed key whose secret does not match the stored digest",
+      async () => {
+        // The stored digest is of another secret (as after a roll): the checksum passes, the
+        // constant-time digest comparison does not.
+        const g = await createKeyFixture(kv);
+        const { digestSecret } = await import("@/lib/hub/partner_key.ts");
+        const otherDigest = await digestSecret(g.keyId, "a".repeat(39));
+        await updateSdkKey(
+          kv,
+          g.keyId,
+          (r) => ({ ...r, secrets: [{ ...r.secrets[0], digest: otherDigest }] }),
+        );
+        const res = await mint(server.url, { projectId: g.project, origin: g.origin }, {
+          authorization: `Bearer ${g.key}`,
+        });
+        await problem(res, 401, "invalid_credentials");
+      },
+    );
     await t.step("problems from an allowed origin are readable cross-origin", async () => {
       const res = await browser({ projectId: other.project });
       assert.equal(res.headers.get("access-control-allow-origin"), f.origin);
@@ -205,7 +285,11 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
     });
     await t.step("nothing was minted by the failures and no secret reached the log", () => {
       const mints = server.deps.metrics.mints;
-      assert.equal(mints.get({ flow: "browser", outcome: "ok" }) + mints.get({ flow: "server", outcome: "ok" }), 0);
+      assert.equal(
+        mints.get({ flow: "browser", outcome: "ok" }) +
+          mints.get({ flow: "server", outcome: "ok" }),
+        0,
+      );
       const secretPart = f.key.slice(f.key.lastIndexOf("_") + 1);
       assert.ok(server.logs.length > 0);
       assert.ok(!server.logs.some((l) => l.includes(secretPart)), "the secret is never logged");
@@ -218,13 +302,19 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
 Deno.test("mint - per-key rate limit answers 429 with Retry-After and RateLimit headers", async () => {
   const server = await startTestServer();
   try {
-    const f = await createKeyFixture(server.deps.kv, { rateLimit: { points: 2, durationSeconds: 60 } });
+    const f = await createKeyFixture(server.deps.kv, {
+      rateLimit: { points: 2, durationSeconds: 60 },
+    });
     for (let i = 0; i < 2; i++) {
-      const ok = await mint(server.url, { keyId: f.keyId, projectId: f.project }, { origin: f.origin });
+      const ok = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+        origin: f.origin,
+      });
       assert.equal(ok.status, 200);
       await ok.body?.cancel();
     }
-    const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, { origin: f.origin });
+    const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      origin: f.origin,
+    });
     const body = await problem(res, 429, "rate_limited");
     assert.match(body.detail, /2 tokens per 60 s/);
     const retry = Number(res.headers.get("retry-after"));
@@ -232,7 +322,9 @@ Deno.test("mint - per-key rate limit answers 429 with Retry-After and RateLimit 
     assert.equal(res.headers.get("ratelimit-policy"), '"mint";q=2;w=60');
     assert.match(res.headers.get("ratelimit") ?? "", /^"mint";r=0;t=\d+$/);
     const g = await createKeyFixture(server.deps.kv);
-    const fine = await mint(server.url, { keyId: g.keyId, projectId: g.project }, { origin: g.origin });
+    const fine = await mint(server.url, { keyId: g.keyId, projectId: g.project }, {
+      origin: g.origin,
+    });
     assert.equal(fine.status, 200, "limits are per keyId");
     await fine.body?.cancel();
   } finally {
@@ -306,12 +398,21 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
 Deno.test("mint - works without Redis on in-process equivalents", async () => {
   const server = await startTestServer({ redis: false });
   try {
-    assert.ok(server.logs.some((l) => l.includes("REDIS_URL is unset")), "the fallback is announced");
-    const f = await createKeyFixture(server.deps.kv, { rateLimit: { points: 1, durationSeconds: 60 } });
-    const ok = await mint(server.url, { keyId: f.keyId, projectId: f.project }, { origin: f.origin });
+    assert.ok(
+      server.logs.some((l) => l.includes("REDIS_URL is unset")),
+      "the fallback is announced",
+    );
+    const f = await createKeyFixture(server.deps.kv, {
+      rateLimit: { points: 1, durationSeconds: 60 },
+    });
+    const ok = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      origin: f.origin,
+    });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
-    const limited = await mint(server.url, { keyId: f.keyId, projectId: f.project }, { origin: f.origin });
+    const limited = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      origin: f.origin,
+    });
     assert.equal(limited.status, 429);
     await limited.body?.cancel();
   } finally {

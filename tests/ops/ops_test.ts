@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { createKeyFixture, mint, rid, startTestServer } from "../_helpers/server.ts";
+
+Deno.test("ops - healthz and readyz report KV and Redis", async () => {
+  const server = await startTestServer();
+  try {
+    const health = await fetch(`${server.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: "ok", role: "all" });
+    const ready = await fetch(`${server.url}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), { status: "ok", checks: { kv: "ok", redis: "ok" } });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ops - readyz answers 503 while Redis is down and mints keep working", async () => {
+  // A real, private redis-server that the test can stop.
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const redis = new Deno.Command("redis-server", {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let up = false;
+  for (let i = 0; i < 50 && !up; i++) {
+    try {
+      (await Deno.connect({ port, hostname: "127.0.0.1" })).close();
+      up = true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  assert.ok(up, "private redis-server started");
+  const server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+  try {
+    const f = await createKeyFixture(server.deps.kv);
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+    redis.kill("SIGKILL");
+    await redis.status;
+    const ready = await fetch(`${server.url}/readyz`);
+    assert.equal(ready.status, 503);
+    assert.equal((await ready.json()).checks.redis, "down");
+    // Rate limits fall back to the in-process insurance limiter: minting goes on.
+    const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      origin: f.origin,
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+  } finally {
+    try {
+      redis.kill("SIGKILL");
+    } catch { /* already stopped */ }
+    await server.close().catch(() => {});
+  }
+});
+
+Deno.test("ops - metrics count mints by outcome and request latency by route", async () => {
+  const server = await startTestServer();
+  try {
+    const f = await createKeyFixture(server.deps.kv);
+    await (await mint(server.url, { keyId: f.keyId, projectId: f.project }, { origin: f.origin }))
+      .body?.cancel();
+    await (await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      origin: "https://x.example",
+    })).body
+      ?.cancel();
+    const res = await fetch(`${server.url}/metrics`);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    assert.match(text, /^hub_mints_total\{flow="browser",outcome="ok"\} 1$/m);
+    assert.match(text, /^hub_mints_total\{flow="browser",outcome="origin_not_allowed"\} 1$/m);
+    assert.match(text, /^# TYPE http_request_duration_seconds histogram$/m);
+    assert.match(
+      text,
+      /^http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/sdk\/session-tokens",status="200"\} 1$/m,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ops - request logs are JSON with a request id and never a secret or a whole token", async () => {
+  const server = await startTestServer();
+  try {
+    const f = await createKeyFixture(server.deps.kv);
+    const requestId = `test-${rid(8)}`;
+    const res = await mint(server.url, { projectId: f.project, origin: f.origin }, {
+      authorization: `Bearer ${f.key}`,
+      "x-request-id": requestId,
+    });
+    const { token } = await res.json();
+    assert.equal(res.headers.get("x-request-id"), requestId);
+    // A failing request with the secret in the body must not leak either.
+    await (await mint(server.url, { projectId: f.project, origin: f.key }, {
+      authorization: `Bearer ${f.key}`,
+    })).body
+      ?.cancel();
+    // Something that tries to log a token or key gets it redacted.
+    server.deps.log.info("careless", { note: `token ${token} key ${f.key}` });
+    const lines = server.logs.map((l) => JSON.parse(l));
+    const request = lines.find((l) => l.msg === "request" && l.requestId === requestId);
+    assert.ok(request, "a request line carries the request id");
+    assert.equal(request.status, 200);
+    assert.equal(request.route, "/api/v1/sdk/session-tokens");
+    const secretPart = f.key.slice(f.key.lastIndexOf("_") + 1);
+    const signature = token.split(".")[2];
+    for (const line of server.logs) {
+      assert.ok(!line.includes(secretPart), `secret in log: ${line}`);
+      assert.ok(!line.includes(signature), `token in log: ${line}`);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ops - unknown paths and problem types answer problems", async () => {
+  const server = await startTestServer();
+  try {
+    const res = await fetch(`${server.url}/no/such/thing`);
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get("content-type"), "application/problem+json");
+    const body = await res.json();
+    assert.equal(body.code, "not_found");
+    assert.match(body.instance, /^urn:request:/);
+    const type = await fetch(`${server.url}/problems/origin_not_allowed`);
+    assert.equal(type.status, 200);
+    assert.equal((await type.json()).status, 403);
+  } finally {
+    await server.close();
+  }
+});
