@@ -37,6 +37,19 @@ export const ERROR_CODES = {
   // Tokens (render side)
   invalid_token: { status: 401, title: "The session token is not valid" },
   token_expired: { status: 401, title: "The session token has expired" },
+  token_revoked: { status: 401, title: "The session token or the key that minted it was revoked" },
+  origin_mismatch: { status: 403, title: "The Origin header does not match the token's origin" },
+  project_mismatch: { status: 403, title: "The request names a project the token is not for" },
+  budget_exhausted: { status: 429, title: "The token's render budget is spent" },
+  // Rendering
+  unknown_kernel: { status: 404, title: "No such kernel" },
+  unknown_project_version: { status: 404, title: "No such project or version" },
+  invalid_dag: { status: 422, title: "The DAG is invalid" },
+  invalid_parameters: { status: 422, title: "A parameter value is invalid" },
+  invalid_parameter_schema: { status: 422, title: "The parameter schema is invalid" },
+  render_failed: { status: 422, title: "The geometry could not be evaluated" },
+  kernel_busy: { status: 503, title: "The render service is at capacity" },
+  render_timeout: { status: 503, title: "The render took longer than its deadline" },
   // Operator input (CLI, settings)
   invalid_origin: { status: 422, title: "An allowed origin is not a valid origin" },
   unknown_partner: { status: 404, title: "No such partner" },

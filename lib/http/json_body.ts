@@ -27,29 +27,15 @@ export async function readJsonBody(
       `Send the body as application/json${type ? `, not ${type}` : " (Content-Type is missing)"}.`,
     );
   }
-  const declared = Number(req.headers.get("content-length") ?? NaN);
+  const length = req.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   if (!req.body) throw new AppError("invalid_body", "The request has no body.");
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) throw tooLarge(maxBytes);
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
+  // The server enforces a declared Content-Length, so a body within it can be read at once;
+  // without one (chunked), stream and stop at the cap.
+  const bytes = Number.isSafeInteger(declared)
+    ? new Uint8Array(await req.arrayBuffer())
+    : await readCapped(req.body, maxBytes);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -61,6 +47,29 @@ export async function readJsonBody(
   } catch (err) {
     throw new AppError("invalid_body", `The body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  return bytes;
 }
 
 function tooLarge(maxBytes: number): AppError {

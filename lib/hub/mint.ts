@@ -9,7 +9,8 @@ import { explainOriginMatch } from "../http/origin_match.ts";
 import { validate } from "../http/validate.ts";
 import { type SessionClaims, TOKEN_AUDIENCE, TOKEN_ISSUER } from "../token/claims.ts";
 import { signToken } from "../token/sign.ts";
-import { getSdkKey, type SdkKeyRecord } from "../store/sdk_keys.ts";
+import type { SdkKeyRecord } from "../store/sdk_keys.ts";
+import type { SdkKeyCache } from "./key_cache.ts";
 import {
   isWellFormedKeyId,
   parsePartnerKey,
@@ -22,7 +23,8 @@ import { TTL_BOUNDS } from "./sdk_keys.ts";
 
 /** What the mint policy needs from the process. */
 export interface MintDeps {
-  kv: Deno.Kv;
+  /** Key records (cached for a bounded time). */
+  keys: Pick<SdkKeyCache, "get">;
   rateLimiter: MintRateLimiter;
   /** Supplies the current signing key (the hub's keyring). */
   keyring: { signingKey(): { kid: string; privateKey: CryptoKey } };
@@ -160,7 +162,7 @@ async function loadActiveKey(
   keyId: string,
   missing: "unknown_key" | "invalid_credentials",
 ): Promise<SdkKeyRecord> {
-  const key = await getSdkKey(deps.kv, keyId);
+  const key = await deps.keys.get(keyId);
   if (!key) {
     throw new AppError(
       missing,
@@ -218,6 +220,7 @@ async function issue(
     iss: TOKEN_ISSUER,
     aud: TOKEN_AUDIENCE,
     partner: key.partnerId,
+    client_id: key.keyId,
     project: req.projectId,
     origin: req.origin,
     jti: randomHex(16),

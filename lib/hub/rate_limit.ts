@@ -6,6 +6,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { RedisClient } from "../redis/client.ts";
+import { RedisScript } from "../redis/script.ts";
 
 /** A rate-limit policy: `points` mints per `durationSeconds` window. */
 export interface RateLimitPolicy {
@@ -74,14 +75,32 @@ export class MintRateLimiter {
     limiter = this.#redis
       ? new RateLimiterRedis({
         ...base,
-        storeClient: this.#redis,
-        useRedisPackage: true,
+        storeClient: new ScriptedStoreClient(this.#redis),
         insuranceLimiter: new RateLimiterMemory(base),
       })
       : new RateLimiterMemory(base);
     if (this.#limiters.size > 1000) this.#limiters.clear();
     this.#limiters.set(id, limiter);
     return limiter;
+  }
+}
+
+/**
+ * The store client handed to `RateLimiterRedis`: the library registers its increment script with
+ * `defineCommand` (the ioredis convention) and then calls it by name; we run it with EVALSHA so
+ * each mint sends a SHA instead of the whole script text (node-redis would send EVAL + source).
+ */
+class ScriptedStoreClient {
+  #script: RedisScript | undefined;
+  constructor(private readonly redis: RedisClient) {}
+
+  defineCommand(_name: string, definition: { lua: string }): void {
+    this.#script = new RedisScript(this.redis, definition.lua);
+  }
+
+  rlflxIncr(args: string[]): Promise<unknown> {
+    if (!this.#script) throw new Error("rate limiter script not defined");
+    return this.#script.run([args[0]], args.slice(1));
   }
 }
 

@@ -15,8 +15,11 @@ const SECRET_PATTERNS: Array<[RegExp, string]> = [
   [/(Bearer\s+)\S+/gi, "$1[redacted]"],
 ];
 
+const MAYBE_SECRET = /sdk_|sv1\.|bearer/i;
+
 /** Removes secrets and tokens from a string. */
 export function redact(text: string): string {
+  if (!MAYBE_SECRET.test(text)) return text;
   let out = text;
   for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
   return out;

@@ -8,8 +8,18 @@ const MAX_SERIES = 1000;
 
 type Labels = Record<string, string>;
 
+// Label sets repeat (a handful of routes × statuses): remember their rendered form, bounded.
+const labelKeys = new Map<string, string>();
+
 function labelKey(labels: Labels): string {
-  return Object.keys(labels).sort().map((k) => `${k}="${escapeLabel(labels[k])}"`).join(",");
+  let raw = "";
+  for (const k in labels) raw += `${k}\u0000${labels[k]}\u0001`;
+  let key = labelKeys.get(raw);
+  if (key === undefined) {
+    key = Object.keys(labels).sort().map((k) => `${k}="${escapeLabel(labels[k])}"`).join(",");
+    if (labelKeys.size < 10_000) labelKeys.set(raw, key);
+  }
+  return key;
 }
 
 function escapeLabel(value: string): string {

@@ -10,6 +10,8 @@ export interface Project {
   partnerId: string;
   title: string;
   createdAt: number;
+  /** The published version served by default; absent until the first publish. */
+  currentVersion?: number;
 }
 
 /** Slugs: lowercase letters, digits and single hyphens, 2 to 64 characters. */

@@ -5,6 +5,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ComponentChildren, ComponentType } from "preact";
 import type { Config, Role } from "../config.ts";
+import type { SdkKeyCache } from "../hub/key_cache.ts";
 import type { MintRateLimiter } from "../hub/rate_limit.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
@@ -23,6 +24,8 @@ export interface AppDeps {
   /** In-process view of the signing keys: signs mints, resolves kids for verification. */
   keyring: Keyring;
   rateLimiter: MintRateLimiter;
+  /** SDK key records for the mint path, cached for at most 2 s. */
+  keys: SdkKeyCache;
   metrics: Metrics;
   log: Logger;
   /** Milliseconds since the epoch; fixed in tests. */

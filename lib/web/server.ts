@@ -4,6 +4,7 @@
  */
 import type { Config } from "../config.ts";
 import { demoOrigins, type DemoSeed, seedDemo } from "../hub/demo_seed.ts";
+import { SdkKeyCache } from "../hub/key_cache.ts";
 import { MintRateLimiter } from "../hub/rate_limit.ts";
 import { Logger } from "../ops/logger.ts";
 import { Metrics } from "../ops/metrics.ts";
@@ -50,6 +51,7 @@ export async function buildDeps(
     signingKeys,
     keyring,
     rateLimiter: new MintRateLimiter({ redis, prefix: config.redisPrefix }),
+    keys: new SdkKeyCache(kv),
     metrics: new Metrics(),
     log,
     clock,

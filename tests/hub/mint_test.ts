@@ -419,3 +419,86 @@ Deno.test("mint - works without Redis on in-process equivalents", async () => {
     await server.close();
   }
 });
+
+Deno.test("mint - hostile bodies and headers never produce a 500", async () => {
+  const server = await startTestServer();
+  try {
+    const f = await createKeyFixture(server.deps.kv);
+    const values: unknown[] = [
+      null,
+      true,
+      0,
+      -1,
+      1e308,
+      "",
+      "x".repeat(300),
+      [],
+      {},
+      [f.keyId],
+      { a: { b: { c: [] } } },
+      "\u0000",
+      "sdk_",
+      "sv1.a.b",
+      Number.MAX_SAFE_INTEGER + 2,
+      { __proto__: { keyId: f.keyId } },
+    ];
+    const members = [
+      "keyId",
+      "projectId",
+      "origin",
+      "endUserId",
+      "ttlSeconds",
+      "constructor",
+      "__proto__",
+    ];
+    const auths = [
+      undefined,
+      "",
+      "Bearer",
+      "Bearer ",
+      `Bearer ${f.key} extra`,
+      `bearer ${f.key}`,
+      "Bearer sdk_k_x",
+      f.key,
+    ];
+    const origins = [
+      undefined,
+      "",
+      "null",
+      f.origin + "/",
+      f.origin.toUpperCase(),
+      "https://a\u0000b",
+    ];
+    let n = 0;
+    for (let i = 0; i < 300; i++) {
+      const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+      const body: Record<string, unknown> = {};
+      for (const m of members) {
+        if (Math.random() < 0.5) body[m] = pick([...values, f.keyId, f.project, f.origin]);
+      }
+      const headers: Record<string, string> = {};
+      const auth = pick(auths);
+      if (auth !== undefined) headers.authorization = auth;
+      const origin = pick(origins);
+      if (origin !== undefined && !origin.includes("\u0000")) headers.origin = origin;
+      const res = await mint(
+        server.url,
+        Math.random() < 0.1 ? JSON.stringify(pick(values)) : body,
+        headers,
+      );
+      assert.ok(
+        res.status < 500,
+        `${res.status} for ${JSON.stringify({ body, headers })}: ${await res.clone().text()}`,
+      );
+      const type = res.headers.get("content-type");
+      assert.ok(
+        res.status === 200 ? type === "application/json" : type === "application/problem+json",
+      );
+      await res.body?.cancel();
+      n++;
+    }
+    assert.equal(n, 300);
+  } finally {
+    await server.close();
+  }
+});

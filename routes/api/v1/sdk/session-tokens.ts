@@ -33,19 +33,20 @@ export const handler: Handlers = {
     const origin = readRequestOrigin(ctx.req.raw.headers);
     const authorization = ctx.req.header("authorization") ?? null;
     const flow = authorization === null ? "browser" : "server";
-    const allowed = await corsAllowed(ctx, origin);
     try {
       const body = await readJsonBody(ctx.req.raw);
       const result = await mintSessionToken(deps, { authorization, origin, body });
       deps.metrics.mints.inc({ flow, outcome: "ok" });
       const payload: MintResponse = { token: result.token, expiresAt: result.expiresAt, mode: result.mode };
       const res = Response.json(payload, { headers: { ...result.headers, "cache-control": "no-store" } });
-      return withCors(res, origin, allowed, CORS);
+      // A minted token's origin is an allowed origin of its key: no index lookup needed.
+      return withCors(res, origin, origin === result.claims.origin, CORS);
     } catch (err) {
       const e = toAppError(err);
       deps.metrics.mints.inc({ flow, outcome: e.code });
       ctx.set("problemCode", e.code);
       if (e.code === "internal_error") ctx.var.log.error("mint failed", { error: err });
+      const allowed = await corsAllowed(ctx, origin);
       return withCors(problemResponse(e, ctx.var.requestId), origin, allowed, CORS);
     }
   },

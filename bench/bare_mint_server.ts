@@ -1,0 +1,81 @@
+/**
+ * The mint baseline: a bare `Deno.serve` handler doing the irreducible work of a mint (read the
+ * JSON body, one Redis INCR, one Ed25519 signature over a token-sized payload, a JSON answer of the
+ * same shape) and nothing else: no routing, validation, KV lookups, CORS, logging or metrics.
+ */
+import { createClient } from "redis";
+import { encodeBase64Url } from "../lib/token/base64url.ts";
+
+/** A running baseline server. */
+export interface BareMintServer {
+  /** The URL to POST `{keyId, projectId}` to. */
+  url: string;
+  /** Stops serving and disconnects Redis. */
+  close(): Promise<void>;
+}
+
+/** Where the baseline counts and what it signs with. */
+export interface BareMintOptions {
+  redisUrl: string;
+  /** The Redis key the baseline INCRs (put it under the bench prefix so cleanup finds it). */
+  counterKey: string;
+  /** The signing key; pass the real hub's so both sides sign with the same key. */
+  signing: { kid: string; privateKey: CryptoKey };
+}
+
+const encoder = new TextEncoder();
+
+/** Starts the baseline on an ephemeral 127.0.0.1 port. */
+export async function startBareMintServer(options: BareMintOptions): Promise<BareMintServer> {
+  const redis = createClient({ url: options.redisUrl });
+  redis.on("error", (err: Error) => console.error("bare mint server: redis error", err.message));
+  await redis.connect();
+  const { signing, counterKey } = options;
+
+  const handler = async (req: Request): Promise<Response> => {
+    const body = await req.json() as { keyId: string; projectId: string };
+    await redis.incr(counterKey);
+    const iat = Math.floor(Date.now() / 1000);
+    const claims = {
+      iss: "hub",
+      aud: "kernel-api",
+      sub: `anon_${crypto.randomUUID().slice(0, 24)}`,
+      partner: body.keyId,
+      client_id: body.keyId,
+      project: body.projectId,
+      origin: req.headers.get("origin"),
+      jti: crypto.randomUUID().replaceAll("-", ""),
+      budget: null,
+      iat,
+      exp: iat + 1800,
+      kid: signing.kid,
+    };
+    const input = "sv1." + encodeBase64Url(encoder.encode(JSON.stringify(claims)));
+    const signature = await crypto.subtle.sign(
+      "Ed25519",
+      signing.privateKey,
+      encoder.encode(input),
+    );
+    const token = input + "." + encodeBase64Url(new Uint8Array(signature));
+    return Response.json({ token, expiresAt: claims.exp, mode: "publishable" });
+  };
+
+  let resolveListening: (addr: Deno.NetAddr) => void;
+  const listening = new Promise<Deno.NetAddr>((r) => (resolveListening = r));
+  const ac = new AbortController();
+  const server = Deno.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    signal: ac.signal,
+    onListen: (addr) => resolveListening(addr as Deno.NetAddr),
+  }, handler);
+  const addr = await listening;
+  return {
+    url: `http://127.0.0.1:${addr.port}/mint`,
+    async close() {
+      ac.abort();
+      await server.finished;
+      await redis.close();
+    },
+  };
+}

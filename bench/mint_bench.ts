@@ -1,0 +1,157 @@
+/**
+ * (b) Browser-flow mints over HTTP against the real hub (`startServer`, file-backed KV, real
+ * Redis) versus a bare `Deno.serve` doing one Ed25519 sign and one Redis INCR. Both are served
+ * from this process and driven by the same load generator (`load.ts`, a separate process) at the
+ * same concurrency, alternating for a few rounds.
+ */
+import { join } from "node:path";
+import { loadConfig } from "../lib/config.ts";
+import { Logger } from "../lib/ops/logger.ts";
+import { verifyToken } from "../lib/token/verify.ts";
+import { type RunningServer, startServer } from "../lib/web/server.ts";
+import { type BareMintServer, startBareMintServer } from "./bare_mint_server.ts";
+import type { Benchmark, BenchResult } from "./benchmark.ts";
+import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
+import { createMintFixture } from "./mint_fixture.ts";
+import { deleteRedisPrefix } from "./redis_prefix.ts";
+import { formatRate } from "./report.ts";
+import { alternateRounds } from "./rounds.ts";
+import { median } from "./stats.ts";
+
+const REDIS_URL = "redis://127.0.0.1:6379";
+const MINT_PATH = "/api/v1/sdk/session-tokens";
+const CONCURRENCY = 32;
+const WARMUP_SECONDS = 1;
+const DURATION_SECONDS = 5;
+const ROUNDS = 3;
+const PRIMING_SECONDS = 1;
+const TARGET = 0.7;
+
+/** Sends one request as the load generator will and checks it yields a verifiable token. */
+async function checkSample(
+  spec: LoadSpec,
+  resolveKey: (kid: string) => Promise<CryptoKey | undefined>,
+): Promise<void> {
+  const res = await fetch(spec.url, {
+    method: spec.method,
+    headers: spec.headers,
+    body: spec.body,
+  });
+  const text = await res.text();
+  if (res.status !== 200) {
+    throw new Error(`sample POST ${spec.url} answered ${res.status}: ${text.slice(0, 500)}`);
+  }
+  const { token } = JSON.parse(text) as { token?: string };
+  if (typeof token !== "string" || !token.startsWith("sv1.")) {
+    throw new Error(`sample POST ${spec.url} answered no sv1 token: ${text.slice(0, 500)}`);
+  }
+  await verifyToken(token, resolveKey, { now: Math.floor(Date.now() / 1000) });
+}
+
+function describe(r: LoadResult): string {
+  const failures = Object.entries(r.failures).map(([k, v]) => `${k}×${v}`).join(" ");
+  return `${formatRate(r.rps)} req/s (p50 ${r.p50ms} ms, p99 ${r.p99ms} ms` +
+    (r.errors || failures ? `, ${r.errors} errors${failures ? ` [${failures}]` : ""}` : "") + ")";
+}
+
+function roundProblems(side: string, round: number, r: LoadResult): string[] {
+  const total = Object.values(r.failures).reduce((a, b) => a + b, 0);
+  if (r.errors === 0 && total === 0) return [];
+  return [
+    `${side} round ${round}: ${r.errors} non-2xx in the window, ${total} in all ` +
+    `(${JSON.stringify(r.failures)}); e.g. ${r.sampleError ?? "?"}`,
+  ];
+}
+
+async function run(progress: (line: string) => void): Promise<BenchResult> {
+  const dir = await Deno.makeTempDir({ prefix: "cadcfg-bench-" });
+  const prefix = `bench:${crypto.randomUUID().slice(0, 8)}:`;
+  let hub: RunningServer | undefined;
+  let bare: BareMintServer | undefined;
+  try {
+    const config = loadConfig({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      KV_PATH: join(dir, "hub.kv"),
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      SEED_DEMO: "false",
+      LOG_LEVEL: "warn",
+    });
+    hub = await startServer(config, { log: new Logger("warn") });
+    const fixture = await createMintFixture(hub.deps.kv);
+    const keyring = hub.deps.keyring;
+    bare = await startBareMintServer({
+      redisUrl: REDIS_URL,
+      counterKey: `${prefix}bare:mints`,
+      signing: keyring.signingKey(),
+    });
+
+    const load = {
+      method: "POST",
+      headers: { origin: fixture.origin, "content-type": "application/json" },
+      body: JSON.stringify({ keyId: fixture.keyId, projectId: fixture.projectId }),
+      concurrency: CONCURRENCY,
+      warmupSeconds: WARMUP_SECONDS,
+      durationSeconds: DURATION_SECONDS,
+    };
+    const baselineSpec: LoadSpec = { ...load, url: bare.url };
+    const candidateSpec: LoadSpec = { ...load, url: hub.url + MINT_PATH };
+    const resolveKey = (kid: string) => keyring.resolve(kid);
+    await checkSample(baselineSpec, resolveKey);
+    await checkSample(candidateSpec, resolveKey);
+    // One short uncounted run per side, so round 1 does not pay for either server's JIT warm-up.
+    const priming = { warmupSeconds: 0, durationSeconds: PRIMING_SECONDS };
+    for (const spec of [baselineSpec, candidateSpec]) {
+      const primed = await runLoad({ ...spec, ...priming });
+      progress(`mint priming ${spec.url}: ${describe(primed)}`);
+    }
+
+    const details: string[] = [];
+    const problems: string[] = [];
+    const rounds = await alternateRounds(
+      ROUNDS,
+      () => runLoad(baselineSpec),
+      () => runLoad(candidateSpec),
+      (round, b, c) => {
+        const line = `round ${round}: bare ${describe(b)}, hub ${describe(c)}, ratio ${
+          (c.rps / b.rps).toFixed(2)
+        }`;
+        details.push(line);
+        problems.push(...roundProblems("bare", round, b), ...roundProblems("hub", round, c));
+        progress(`mint ${line}`);
+      },
+    );
+    const p = (side: LoadResult[], key: "p50ms" | "p99ms") =>
+      median(side.map((r) => r[key])).toFixed(1);
+    return {
+      title: "mint",
+      unit: "req/s",
+      baseline: { label: "bare sign+INCR", value: median(rounds.baseline.map((r) => r.rps)) },
+      candidate: { label: MINT_PATH, value: median(rounds.candidate.map((r) => r.rps)) },
+      target: TARGET,
+      summary: `c=${CONCURRENCY}, ${DURATION_SECONDS} s × ${ROUNDS} rounds, ` +
+        `p50 ${p(rounds.baseline, "p50ms")}/${p(rounds.candidate, "p50ms")} ms, ` +
+        `p99 ${p(rounds.baseline, "p99ms")}/${p(rounds.candidate, "p99ms")} ms (bare/hub)`,
+      details,
+      problems,
+    };
+  } finally {
+    try {
+      await bare?.close();
+      await hub?.close();
+      const removed = await deleteRedisPrefix(REDIS_URL, prefix);
+      progress(`mint cleanup: deleted ${removed} Redis keys under ${prefix}`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+}
+
+/** Browser-flow mint req/s over HTTP ÷ a bare sign+INCR `Deno.serve`; target ≥ 0.7. */
+export const mintBench: Benchmark = {
+  name: "mint",
+  description:
+    "POST /api/v1/sdk/session-tokens vs bare Deno.serve (one Ed25519 sign + one Redis INCR)",
+  run,
+};

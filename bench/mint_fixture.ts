@@ -1,0 +1,27 @@
+/** The partner, project and browser-flow SDK key the mint benchmark loads the hub with. */
+import { createSdkKey } from "../lib/hub/sdk_keys.ts";
+import { createPartner } from "../lib/store/partners.ts";
+import { createProject } from "../lib/store/projects.ts";
+
+/** What a browser-flow mint request needs. */
+export interface MintFixture {
+  keyId: string;
+  projectId: string;
+  origin: string;
+}
+
+/** Creates a partner with one project and a key whose rate limit the benchmark cannot reach. */
+export async function createMintFixture(kv: Deno.Kv): Promise<MintFixture> {
+  const partner = await createPartner(kv, "Bench Furniture GmbH");
+  const projectId = "oak-dining-chair";
+  await createProject(kv, { partnerId: partner.id, slug: projectId, title: "Oak dining chair" });
+  const origin = "https://shop.bench-furniture.example";
+  const { record } = await createSdkKey(kv, {
+    partnerId: partner.id,
+    label: "bench storefront",
+    allowedOrigins: [origin],
+    allowedProjects: [projectId],
+    rateLimit: { points: 1_000_000, durationSeconds: 60 },
+  });
+  return { keyId: record.keyId, projectId, origin };
+}

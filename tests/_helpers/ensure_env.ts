@@ -1,0 +1,86 @@
+/**
+ * Runs before the suite (`deno task test`): makes sure the real parts the tests use are there —
+ * a Redis server on TEST_REDIS_URL (started from the installed redis-server if none answers) and
+ * Debian's Chromium for the browser tests (installed with apt-get when running as root). Prints
+ * what it did; exits non-zero with the fix when it cannot.
+ */
+const redisUrl = new URL(Deno.env.get("TEST_REDIS_URL") ?? "redis://127.0.0.1:6379");
+const chromium = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
+
+async function redisAnswers(): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({
+      hostname: redisUrl.hostname,
+      port: Number(redisUrl.port || 6379),
+    });
+    await conn.write(new TextEncoder().encode("PING\r\n"));
+    const buf = new Uint8Array(16);
+    const n = await conn.read(buf);
+    conn.close();
+    return new TextDecoder().decode(buf.subarray(0, n ?? 0)).startsWith("+PONG");
+  } catch {
+    return false;
+  }
+}
+
+async function run(cmd: string, args: string[]): Promise<boolean> {
+  try {
+    const out = await new Deno.Command(cmd, { args, stdout: "inherit", stderr: "inherit" })
+      .output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const problems: string[] = [];
+
+if (!await redisAnswers()) {
+  console.log(`ensure_env: no Redis at ${redisUrl.host}; starting redis-server`);
+  const port = redisUrl.port || "6379";
+  await run("redis-server", [
+    "--daemonize",
+    "yes",
+    "--bind",
+    redisUrl.hostname,
+    "--port",
+    port,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ]);
+  for (let i = 0; i < 50 && !await redisAnswers(); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!await redisAnswers()) {
+    problems.push(
+      "Redis is not reachable and redis-server could not start it (apt-get install -y redis-server).",
+    );
+  }
+}
+
+if (!await exists(chromium)) {
+  if (Deno.uid?.() === 0) {
+    console.log("ensure_env: installing Debian chromium for the browser tests");
+    await run("apt-get", ["update", "-q"]);
+    await run("apt-get", ["install", "-y", "-q", "chromium"]);
+  }
+  if (!await exists(chromium)) {
+    problems.push(`Chromium is missing at ${chromium}: apt-get install -y chromium`);
+  }
+}
+
+if (problems.length) {
+  console.error(problems.map((p) => `ensure_env: ${p}`).join("\n"));
+  Deno.exit(1);
+}
