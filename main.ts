@@ -5,7 +5,12 @@ import { startServer } from "./lib/web/server.ts";
 const config = loadConfig();
 const server = await startServer(config);
 const { log } = server.deps;
-log.info("listening", { url: server.url, role: config.role, publicUrl: config.publicUrl, kv: config.kvPath });
+log.info("listening", {
+  url: server.url,
+  role: config.role,
+  publicUrl: config.publicUrl,
+  kv: config.kvPath,
+});
 
 if (server.demo) {
   const { keyId, projectSlug } = server.demo;

@@ -4,13 +4,44 @@
 import * as $0 from "./routes/.well-known/jwks.json.ts";
 import * as $1 from "./routes/_app.tsx";
 import * as $2 from "./routes/_middleware.ts";
-import * as $3 from "./routes/api/v1/sdk/session-tokens.ts";
-import * as $4 from "./routes/healthz.ts";
-import * as $5 from "./routes/index.tsx";
-import * as $6 from "./routes/metrics.ts";
-import * as $7 from "./routes/openapi.json.ts";
-import * as $8 from "./routes/problems/[code].ts";
-import * as $9 from "./routes/readyz.ts";
+import * as $3 from "./routes/api/v1/projects/[slug].ts";
+import * as $4 from "./routes/api/v1/sdk/session-tokens.ts";
+import * as $5 from "./routes/auth/_middleware.ts";
+import * as $6 from "./routes/auth/signin.tsx";
+import * as $7 from "./routes/auth/signout.ts";
+import * as $8 from "./routes/auth/signup.tsx";
+import * as $9 from "./routes/configurator/[project]/index.tsx";
+import * as $10 from "./routes/configurator/[project]/session-token.ts";
+import * as $11 from "./routes/healthz.ts";
+import * as $12 from "./routes/index.tsx";
+import * as $13 from "./routes/metrics.ts";
+import * as $14 from "./routes/openapi.json.ts";
+import * as $15 from "./routes/problems/[code].ts";
+import * as $16 from "./routes/readyz.ts";
+import * as $17 from "./routes/sdk/v1/configurations/index.ts";
+import * as $18 from "./routes/sdk/v1/configurations/verify.ts";
+import * as $19 from "./routes/sdk/v1/embed.js.ts";
+import * as $20 from "./routes/sdk/v1/preact.js.ts";
+import * as $21 from "./routes/sdk/v1/pyodide/[version]/[file].ts";
+import * as $22 from "./routes/sdk/v1/python/[file].ts";
+import * as $23 from "./routes/settings/_middleware.ts";
+import * as $24 from "./routes/settings/audit.tsx";
+import * as $25 from "./routes/settings/index.ts";
+import * as $26 from "./routes/settings/keys/[keyId]/index.tsx";
+import * as $27 from "./routes/settings/keys/[keyId]/revoke.ts";
+import * as $28 from "./routes/settings/keys/[keyId]/roll.tsx";
+import * as $29 from "./routes/settings/keys/index.tsx";
+import * as $30 from "./routes/settings/keys/new.tsx";
+import * as $31 from "./routes/settings/members.tsx";
+import * as $32 from "./routes/settings/projects/[slug]/index.tsx";
+import * as $33 from "./routes/settings/projects/index.tsx";
+import * as $34 from "./routes/settings/usage/[keyId].tsx";
+import * as $35 from "./routes/settings/usage/index.tsx";
+import * as $36 from "./routes/v1/kernels/[kernel]/render.ts";
+import * as $$0 from "./islands/Configurator.tsx";
+import * as $$1 from "./islands/ConfiguratorProvider.tsx";
+import * as $$2 from "./islands/ParameterForm.tsx";
+import * as $$3 from "./islands/Viewer.tsx";
 import type { Manifest } from "./lib/web/context.ts";
 
 /** Every route and island module of the app. */
@@ -19,15 +50,47 @@ const manifest: Manifest = {
     "./routes/.well-known/jwks.json.ts": $0,
     "./routes/_app.tsx": $1,
     "./routes/_middleware.ts": $2,
-    "./routes/api/v1/sdk/session-tokens.ts": $3,
-    "./routes/healthz.ts": $4,
-    "./routes/index.tsx": $5,
-    "./routes/metrics.ts": $6,
-    "./routes/openapi.json.ts": $7,
-    "./routes/problems/[code].ts": $8,
-    "./routes/readyz.ts": $9,
+    "./routes/api/v1/projects/[slug].ts": $3,
+    "./routes/api/v1/sdk/session-tokens.ts": $4,
+    "./routes/auth/_middleware.ts": $5,
+    "./routes/auth/signin.tsx": $6,
+    "./routes/auth/signout.ts": $7,
+    "./routes/auth/signup.tsx": $8,
+    "./routes/configurator/[project]/index.tsx": $9,
+    "./routes/configurator/[project]/session-token.ts": $10,
+    "./routes/healthz.ts": $11,
+    "./routes/index.tsx": $12,
+    "./routes/metrics.ts": $13,
+    "./routes/openapi.json.ts": $14,
+    "./routes/problems/[code].ts": $15,
+    "./routes/readyz.ts": $16,
+    "./routes/sdk/v1/configurations/index.ts": $17,
+    "./routes/sdk/v1/configurations/verify.ts": $18,
+    "./routes/sdk/v1/embed.js.ts": $19,
+    "./routes/sdk/v1/preact.js.ts": $20,
+    "./routes/sdk/v1/pyodide/[version]/[file].ts": $21,
+    "./routes/sdk/v1/python/[file].ts": $22,
+    "./routes/settings/_middleware.ts": $23,
+    "./routes/settings/audit.tsx": $24,
+    "./routes/settings/index.ts": $25,
+    "./routes/settings/keys/[keyId]/index.tsx": $26,
+    "./routes/settings/keys/[keyId]/revoke.ts": $27,
+    "./routes/settings/keys/[keyId]/roll.tsx": $28,
+    "./routes/settings/keys/index.tsx": $29,
+    "./routes/settings/keys/new.tsx": $30,
+    "./routes/settings/members.tsx": $31,
+    "./routes/settings/projects/[slug]/index.tsx": $32,
+    "./routes/settings/projects/index.tsx": $33,
+    "./routes/settings/usage/[keyId].tsx": $34,
+    "./routes/settings/usage/index.tsx": $35,
+    "./routes/v1/kernels/[kernel]/render.ts": $36,
   },
-  islands: {},
+  islands: {
+    "./islands/Configurator.tsx": $$0,
+    "./islands/ConfiguratorProvider.tsx": $$1,
+    "./islands/ParameterForm.tsx": $$2,
+    "./islands/Viewer.tsx": $$3,
+  },
   baseUrl: import.meta.url,
 };
 

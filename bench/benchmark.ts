@@ -19,8 +19,21 @@ export interface BenchResult {
   unit: string;
   baseline: Side;
   candidate: Side;
-  /** The least acceptable candidate ÷ baseline ratio. */
+  /**
+   * The least acceptable candidate ÷ baseline ratio, or (with `lowerIsBetter`) the greatest: for
+   * times, bytes and memory the candidate should stay under a multiple of the baseline.
+   */
   target: number;
+  /**
+   * The ratio to judge, when it is not `candidate.value / baseline.value`: e.g. the median of
+   * per-round ratios, which a noisy machine disturbs less than a ratio of medians (the two sides
+   * of a round run back to back, under the same load).
+   */
+  pairedRatio?: number;
+  /** The ratio passes when ≤ target instead of ≥ target. */
+  lowerIsBetter?: boolean;
+  /** Decimals to print the figures with (default 0). */
+  decimals?: number;
   /** Run parameters and latencies, shown after the verdict in brackets. */
   summary?: string;
   /** Per-round figures, shown under the verdict line. */

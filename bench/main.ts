@@ -2,15 +2,30 @@
  * `deno task bench [name…]`: runs the benchmarks (all, or those named) and prints, for each, the
  * baseline and candidate figures measured in the same run, their ratio, the target and a verdict.
  * Progress goes to stderr, the report to stdout. Exits 1 when a benchmark fails or is INVALID;
- * a ratio BELOW target is a finding, not a failure.
+ * a ratio that misses its target (BELOW a minimum, ABOVE a maximum) is a finding, not a failure.
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
+import { browserBench } from "./browser_bench.ts";
 import { mintBench } from "./mint_bench.ts";
 import { formatResult, verdictOf } from "./report.ts";
 import { verifyBench } from "./verify_bench.ts";
+import { renderHitBench } from "./render_hit_bench.ts";
+import { renderColdBench } from "./render_cold_bench.ts";
+import { renderBytesBench } from "./render_bytes_bench.ts";
+import { renderFlightBench } from "./render_flight_bench.ts";
+import { renderMemoryBench } from "./render_memory_bench.ts";
 
 /** Every benchmark in report order; later parts (render, browser) are appended here. */
-export const BENCHMARKS: readonly Benchmark[] = [verifyBench, mintBench];
+export const BENCHMARKS: readonly Benchmark[] = [
+  verifyBench,
+  mintBench,
+  renderHitBench,
+  renderColdBench,
+  renderBytesBench,
+  renderFlightBench,
+  renderMemoryBench,
+  browserBench,
+];
 
 /** The benchmarks named by `filters` (all when empty); throws on a name that matches none. */
 export function selectBenchmarks(
@@ -51,7 +66,7 @@ async function main(args: string[]): Promise<number> {
     } catch (err) {
       failed = true;
       lines.push(
-        `  (${letterOf(benchmark)}) ${benchmark.name.padEnd(8)} FAILED: ${
+        `  (${letterOf(benchmark)}) ${benchmark.name.padEnd(10)} FAILED: ${
           (err as Error).stack ?? err
         }`,
       );
@@ -62,7 +77,9 @@ async function main(args: string[]): Promise<number> {
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `mint bench  (deno ${Deno.version.deno}, V8 ${Deno.version.v8}, ${navigator.hardwareConcurrency} CPUs, ${seconds} s)`,
+    `bench: ${
+      selected.map((b) => b.name).join(", ")
+    }  (deno ${Deno.version.deno}, V8 ${Deno.version.v8}, ${navigator.hardwareConcurrency} CPUs, ${seconds} s)`,
   );
   for (const line of lines) console.log(line);
   return failed ? 1 : 0;

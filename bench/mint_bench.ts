@@ -80,7 +80,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     });
     hub = await startServer(config, { log: new Logger("warn") });
     const fixture = await createMintFixture(hub.deps.kv);
-    const keyring = hub.deps.keyring;
+    const keyring = hub.deps.hub!.keyring;
     bare = await startBareMintServer({
       redisUrl: REDIS_URL,
       counterKey: `${prefix}bare:mints`,

@@ -1,32 +1,45 @@
 /** Turns benchmark results into the report lines `bench/main.ts` prints. */
 import type { BenchResult } from "./benchmark.ts";
 
-/** A verdict: the ratio meets the target, misses it, or the figures are not trustworthy. */
-export type Verdict = "PASS" | "BELOW" | "INVALID";
+/**
+ * A verdict: the ratio meets the target, misses it (BELOW a minimum, ABOVE a maximum), or the
+ * figures are not trustworthy.
+ */
+export type Verdict = "PASS" | "BELOW" | "ABOVE" | "INVALID";
 
 /** Formats a throughput as a grouped integer, e.g. `12,345`. */
-export function formatRate(value: number): string {
-  return Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a";
+export function formatRate(value: number, decimals = 0): string {
+  if (!Number.isFinite(value)) return "n/a";
+  return value.toLocaleString("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  });
 }
 
-/** The candidate ÷ baseline ratio of `result`. */
+/** The candidate ÷ baseline ratio of `result` (its paired ratio when it has one). */
 export function ratioOf(result: BenchResult): number {
-  return result.candidate.value / result.baseline.value;
+  return result.pairedRatio ?? result.candidate.value / result.baseline.value;
 }
 
 /** Whether `result` meets its target (problems make it INVALID whatever the ratio). */
 export function verdictOf(result: BenchResult): Verdict {
   if (result.problems.length > 0) return "INVALID";
-  return ratioOf(result) >= result.target ? "PASS" : "BELOW";
+  const ratio = ratioOf(result);
+  if (result.lowerIsBetter) return ratio <= result.target ? "PASS" : "ABOVE";
+  return ratio >= result.target ? "PASS" : "BELOW";
 }
 
 /** The report lines for one result; `letter` is its position in the full benchmark list. */
 export function formatResult(letter: string, result: BenchResult): string[] {
-  const { baseline, candidate, unit } = result;
+  const { baseline, candidate, unit, decimals } = result;
+  const bound = result.lowerIsBetter ? "≤" : "≥";
   const head = `  (${letter}) ${result.title.padEnd(8)} ` +
-    `${baseline.label} ${formatRate(baseline.value)} ${unit}   ` +
-    `${candidate.label} ${formatRate(candidate.value)} ${unit}   ` +
-    `ratio ${ratioOf(result).toFixed(2)} (target ≥ ${result.target}) ${verdictOf(result)}` +
+    `${baseline.label} ${formatRate(baseline.value, decimals)} ${unit}   ` +
+    `${candidate.label} ${formatRate(candidate.value, decimals)} ${unit}   ` +
+    `ratio ${ratioOf(result).toFixed(2)}${
+      result.pairedRatio === undefined ? "" : " (median of rounds)"
+    } ` +
+    `(target ${bound} ${result.target}) ${verdictOf(result)}` +
     (result.summary ? `   [${result.summary}]` : "");
   return [
     head,

@@ -30,6 +30,12 @@ export interface Config {
   seedDemo: boolean;
   /** Log level threshold. */
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Wall-clock deadline of one DAG evaluation, in milliseconds. */
+  renderDeadlineMs: number;
+  /** Evaluation workers; 0 = one per CPU (at most 8). */
+  renderWorkers: number;
+  /** Bound of the in-process (L1) render cache, in MiB of encoded meshes. */
+  renderL1Mb: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -62,6 +68,14 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
     redisPrefix: env.REDIS_PREFIX ?? "cadcfg:",
     seedDemo: (env.SEED_DEMO ?? "true") !== "false",
     logLevel: logLevel as Config["logLevel"],
+    renderDeadlineMs: parseInteger(
+      "RENDER_DEADLINE_MS",
+      env.RENDER_DEADLINE_MS ?? "10000",
+      1,
+      600_000,
+    ),
+    renderWorkers: parseInteger("RENDER_WORKERS", env.RENDER_WORKERS ?? "0", 0, 64),
+    renderL1Mb: parseInteger("RENDER_L1_MB", env.RENDER_L1_MB ?? "256", 1, 65_536),
   };
 }
 
@@ -71,6 +85,14 @@ function parsePort(value: string): number {
     throw new ConfigError(`PORT must be an integer from 0 to 65535, not "${value}"`);
   }
   return port;
+}
+
+function parseInteger(name: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
+  }
+  return n;
 }
 
 function parseRole(value: string): Role {

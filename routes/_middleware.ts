@@ -7,7 +7,9 @@ const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   const h = c.res.headers;
   h.set("x-content-type-options", "nosniff");
   h.set("referrer-policy", "strict-origin-when-cross-origin");
-  if (!h.has("x-frame-options") && !h.has("content-security-policy")) h.set("x-frame-options", "DENY");
+  if (!h.has("x-frame-options") && !h.has("content-security-policy")) {
+    h.set("x-frame-options", "DENY");
+  }
   if (c.var.deps.config.publicUrl.startsWith("https:")) {
     h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
   }

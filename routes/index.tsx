@@ -1,5 +1,6 @@
 /** GET / — the demo page: the demo key, a live browser-flow mint, and where to go next. */
 import { getDemo } from "@/lib/hub/demo_seed.ts";
+import { getSdkKey } from "@/lib/store/sdk_keys.ts";
 import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
 
 interface HomeData {
@@ -11,8 +12,13 @@ interface HomeData {
 export const handler: Handlers = {
   async GET(ctx) {
     const demo = await getDemo(ctx.var.deps.kv);
+    const key = demo ? await getSdkKey(ctx.var.deps.kv, demo.keyId) : null;
     const url = new URL(ctx.req.url);
-    return page<HomeData>({ keyId: demo?.keyId ?? null, projectSlug: demo?.projectSlug ?? null, origin: url.origin }, "Demo");
+    return page<HomeData>({
+      keyId: key?.keyId ?? null,
+      projectSlug: key?.allowedProjects[0] ?? null,
+      origin: url.origin,
+    }, "Demo");
   },
 };
 
@@ -28,11 +34,17 @@ export default function Home({ data, nonce }: PageProps<HomeData>) {
       </header>
       {data.keyId
         ? (
-          <section class="card" id="demo" data-key-id={data.keyId} data-project={data.projectSlug ?? ""}>
+          <section
+            class="card"
+            id="demo"
+            data-key-id={data.keyId}
+            data-project={data.projectSlug ?? ""}
+          >
             <h2>Mint a session token from this page</h2>
             <p>
-              This page is on an allowed origin of the demo key <code>{data.keyId}</code>, so the browser flow
-              works with the publishable keyId alone: the browser's <code>Origin</code> header is the proof.
+              This page is on an allowed origin of the demo key{" "}
+              <code>{data.keyId}</code>, so the browser flow works with the publishable keyId alone:
+              the browser's <code>Origin</code> header is the proof.
             </p>
             <button type="button" id="mint">Mint a token</button>
             <dl class="status">
@@ -51,15 +63,20 @@ export default function Home({ data, nonce }: PageProps<HomeData>) {
         )
         : (
           <section class="card">
-            <p>No demo key on this instance (SEED_DEMO=false). Create one with <code>deno task hub key create</code>.</p>
+            <p>
+              No demo key on this instance (SEED_DEMO=false). Create one with{" "}
+              <code>deno task hub key create</code>.
+            </p>
           </section>
         )}
       <section class="card">
         <h2>Reference</h2>
         <ul>
           <li>
-            <a href="/openapi.json">OpenAPI 3.1</a> · <a href="/.well-known/jwks.json">JWKS</a> ·{" "}
-            <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · <a href="/metrics">metrics</a>
+            <a href="/openapi.json">OpenAPI 3.1</a> · <a href="/.well-known/jwks.json">JWKS</a> ·
+            {" "}
+            <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> ·{" "}
+            <a href="/metrics">metrics</a>
           </li>
         </ul>
       </section>

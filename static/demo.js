@@ -27,8 +27,13 @@ async function mint() {
       return;
     }
     setStatus("ready", "ready");
-    document.getElementById("expires").textContent = new Date(body.expiresAt * 1000).toLocaleString();
-    document.getElementById("claims").textContent = JSON.stringify(decodeClaims(body.token), null, 2);
+    document.getElementById("expires").textContent = new Date(body.expiresAt * 1000)
+      .toLocaleString();
+    document.getElementById("claims").textContent = JSON.stringify(
+      decodeClaims(body.token),
+      null,
+      2,
+    );
   } catch (err) {
     setStatus(`error: ${err.message}`, "error");
   }

@@ -55,6 +55,14 @@ export const ERROR_CODES = {
   unknown_partner: { status: 404, title: "No such partner" },
   unknown_project: { status: 422, title: "A project is not one of the partner's projects" },
   project_exists: { status: 409, title: "A project with this slug already exists" },
+  // Settings: accounts, sessions, CSRF
+  session_required: { status: 401, title: "Sign in to use the settings" },
+  sign_in_failed: { status: 401, title: "The email or password is not correct" },
+  csrf_rejected: { status: 403, title: "The request failed the cross-site request check" },
+  forbidden: { status: 403, title: "Your role does not allow this" },
+  account_exists: { status: 409, title: "An account with this email already exists" },
+  invite_invalid: { status: 410, title: "The invitation is unknown, used or expired" },
+  sign_in_throttled: { status: 429, title: "Too many failed sign-ins; wait and retry" },
   // Dependencies
   service_unavailable: { status: 503, title: "A backing service is unavailable" },
   internal_error: { status: 500, title: "Internal error" },

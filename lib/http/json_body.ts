@@ -20,6 +20,17 @@ export async function readJsonBody(
   req: Request,
   maxBytes = DEFAULT_MAX_JSON_BYTES,
 ): Promise<unknown> {
+  return parseJsonBytes(await readJsonBodyBytes(req, maxBytes));
+}
+
+/**
+ * The raw bytes of a JSON request body, after the media-type and size checks; parse them later
+ * with `parseJsonBytes` (the render path authenticates before it parses).
+ */
+export async function readJsonBodyBytes(
+  req: Request,
+  maxBytes = DEFAULT_MAX_JSON_BYTES,
+): Promise<Uint8Array> {
   const type = req.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !type?.endsWith("+json")) {
     throw new AppError(
@@ -33,9 +44,13 @@ export async function readJsonBody(
   if (!req.body) throw new AppError("invalid_body", "The request has no body.");
   // The server enforces a declared Content-Length, so a body within it can be read at once;
   // without one (chunked), stream and stop at the cap.
-  const bytes = Number.isSafeInteger(declared)
+  return Number.isSafeInteger(declared)
     ? new Uint8Array(await req.arrayBuffer())
     : await readCapped(req.body, maxBytes);
+}
+
+/** Parses UTF-8 JSON bytes; `invalid_body` on bad UTF-8 or bad JSON. */
+export function parseJsonBytes(bytes: Uint8Array): unknown {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -62,6 +62,7 @@ export function toAppError(err: unknown): AppError {
   ) {
     const extensions: ProblemExtensions = {};
     if ("reason" in err && typeof err.reason === "string") extensions.reason = err.reason;
+    if ("pointer" in err && typeof err.pointer === "string") extensions.pointer = err.pointer;
     return new AppError(err.code, err.message, { extensions, cause: err });
   }
   return new AppError("internal_error", "An unexpected error occurred.", { cause: err });

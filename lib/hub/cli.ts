@@ -7,6 +7,10 @@ import { AppError } from "../http/problem.ts";
 import { createPartner } from "../store/partners.ts";
 import { createProject } from "../store/projects.ts";
 import { SigningKeyStore } from "../token/signing_keys.ts";
+import { KvRevocationList, type RevocationList } from "../redis/revocation.ts";
+import { MAX_TOKEN_LIFETIME_S } from "../token/claims.ts";
+import { readProjectDir } from "./project_dir.ts";
+import { publishProject } from "./publish.ts";
 import { createSdkKey, listSdkKeys, revokeSdkKey, viewSdkKey } from "./sdk_keys.ts";
 
 /** The usage text printed for `--help` and unknown commands. */
@@ -18,6 +22,8 @@ export const USAGE = `Usage: deno task hub <command> [options]
              [--budget <n>] [--default-ttl <s>] [--max-ttl <s>] [--rate-limit <n>/<s>]
   key revoke --key-id <keyId>
   key list --partner <id>
+  project publish --slug <slug> --dir <dir>     (dir: parameters.schema.json + template.dag.json, or + design.py)
+  token revoke --jti <jti> [--exp <unix seconds>]
   signing-key rotate
 `;
 
@@ -49,6 +55,14 @@ function int(opts: Options, name: string): number | undefined {
   return Number(v);
 }
 
+/** What the CLI needs beyond the KV handle (all optional). */
+export interface CliOptions {
+  /** The clock, in milliseconds (tests pass a fixed one). */
+  clock?: () => number;
+  /** Where revocations go; defaults to the KV-backed list used without Redis. */
+  revocations?: RevocationList;
+}
+
 /**
  * Runs one CLI command against `kv` and returns the JSON result.
  *
@@ -60,8 +74,9 @@ function int(opts: Options, name: string): number | undefined {
 export async function runCli(
   kv: Deno.Kv,
   argv: string[],
-  clock: () => number = Date.now,
+  options: CliOptions = {},
 ): Promise<unknown> {
+  const clock = options.clock ?? Date.now;
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -79,6 +94,9 @@ export async function runCli(
       "max-ttl": { type: "string" },
       "rate-limit": { type: "string" },
       "key-id": { type: "string" },
+      dir: { type: "string" },
+      jti: { type: "string" },
+      exp: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -118,12 +136,33 @@ export async function runCli(
     }
     case "key revoke": {
       const keyId = one(opts, "key-id");
-      const record = await revokeSdkKey(kv, keyId, clock());
+      const record = await revokeSdkKey(kv, keyId, {
+        now: clock(),
+        revocations: options.revocations,
+      });
       if (!record) throw new CliError(`no key has the keyId "${keyId}"`);
       return { keyId, revoked: true };
     }
     case "key list":
       return { keys: await listSdkKeys(kv, one(opts, "partner")) };
+    case "project publish": {
+      const slug = one(opts, "slug");
+      const dir = one(opts, "dir");
+      // template.dag.json + parameters.schema.json, or design.py + parameters.schema.json.
+      const meta = await publishProject(kv, slug, await readProjectDir(dir), { now: clock() });
+      return { slug, version: meta.version };
+    }
+    case "token revoke": {
+      const jti = one(opts, "jti");
+      if (!/^[0-9a-f]{32}$/.test(jti)) {
+        throw new CliError("--jti must be a token's jti (32 hex characters)");
+      }
+      // Without the token's exp, keep the entry as long as any token can live.
+      const exp = int(opts, "exp") ?? Math.floor(clock() / 1000) + MAX_TOKEN_LIFETIME_S;
+      const revocations = options.revocations ?? new KvRevocationList(kv);
+      await revocations.revokeToken(jti, exp);
+      return { jti, revoked: true };
+    }
     case "signing-key rotate": {
       const record = await new SigningKeyStore(kv, clock).rotate();
       return { kid: record.kid };
@@ -141,7 +180,12 @@ function omitKeyId<T extends { keyId: string }>(view: T): Omit<T, "keyId"> {
 /** Turns a CLI failure into the message to print (never a stack trace for expected errors). */
 export function cliErrorMessage(err: unknown): string {
   if (err instanceof CliError) return err.message;
-  if (err instanceof AppError) return `${err.code}: ${err.message}`;
+  if (err instanceof AppError) {
+    const pointer = typeof err.extensions.pointer === "string"
+      ? ` (at ${err.extensions.pointer || "/"})`
+      : "";
+    return `${err.code}: ${err.message}${pointer}`;
+  }
   if (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS")) {
     return `${err.message}\n\n${USAGE}`;
   }

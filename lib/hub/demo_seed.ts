@@ -1,24 +1,32 @@
 /**
- * The demo on an empty store: a partner, a project and a key whose allowed origins include the
- * server's own origins, so `deno task start` shows a working mint at once. Idempotent: the ids
- * are remembered at `["demo"]` and later starts only widen the key's origins if needed.
+ * The demo on an empty store: a partner, the example projects (published from
+ * `examples/projects/<slug>/`), and a key whose allowed origins are the server's own, so
+ * `deno task start` shows working mints and renders at once. Idempotent: the ids are remembered
+ * at `["demo"]`; later starts publish examples that are new or changed and widen the key's
+ * origins and projects if needed. The demo key's secret is never kept or printed.
  */
 import { normalizeAllowedOrigin } from "../http/origin.ts";
 import { createPartner } from "../store/partners.ts";
 import { createProject, getProject } from "../store/projects.ts";
+import { getProjectVersionMeta } from "../store/project_versions.ts";
 import { getSdkKey, updateSdkKey } from "../store/sdk_keys.ts";
+import { readProjectDir } from "./project_dir.ts";
+import { type ProjectDocuments, publishProject, versionEtag } from "./publish.ts";
 import { createSdkKey } from "./sdk_keys.ts";
 
-/** What the demo seed created or found. The demo's secret is never kept or printed. */
+/** What the demo seed created or found. */
 export interface DemoSeed {
   partnerId: string;
+  /** The first template-mode example project (used by the demo page's curl line). */
   projectSlug: string;
+  /** Every example project the demo key may mint for. */
+  projects: string[];
   keyId: string;
   created: boolean;
 }
 
-/** The demo project's slug. */
-export const DEMO_PROJECT = "demo-bracket";
+/** Where the example projects live. */
+export const EXAMPLES_DIR = new URL("../../examples/projects/", import.meta.url);
 
 /** The origins a local demo is reached from. */
 export function demoOrigins(publicUrl: string, port: number): string[] {
@@ -33,37 +41,95 @@ export function demoOrigins(publicUrl: string, port: number): string[] {
   return [...origins];
 }
 
-/** Creates the demo records on an empty store, or returns the existing ones. */
-export async function seedDemo(kv: Deno.Kv, origins: string[]): Promise<DemoSeed> {
-  const existing = (await kv.get<Omit<DemoSeed, "created">>(["demo"])).value;
-  if (existing && await getSdkKey(kv, existing.keyId)) {
-    // A different PORT or PUBLIC_URL since the first start: allow those origins too.
-    await updateSdkKey(kv, existing.keyId, (r) => {
-      const missing = origins.filter((o) => !r.allowedOrigins.includes(o));
-      return missing.length ? { ...r, allowedOrigins: [...r.allowedOrigins, ...missing] } : r;
-    });
-    return { ...existing, created: false };
+/** The example projects on disk: slug, title (from the schema) and their documents. */
+export async function readExamples(dir: URL = EXAMPLES_DIR) {
+  const out: Array<
+    { slug: string; title: string; template: unknown; schema: unknown; docs: ProjectDocuments }
+  > = [];
+  let entries: Deno.DirEntry[] = [];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const partner = await createPartner(kv, "Demo Partner");
-  if (!await getProject(kv, DEMO_PROJECT)) {
-    await createProject(kv, {
-      partnerId: partner.id,
-      slug: DEMO_PROJECT,
-      title: "Demo wall bracket",
+  for (
+    const e of entries.filter((e) => e.isDirectory).sort((a, b) => a.name.localeCompare(b.name))
+  ) {
+    // Template examples, and python-mode ones (design.py without a template).
+    const docs = await readProjectDir(new URL(e.name, dir));
+    const schema = docs.schema as { title?: unknown } | null;
+    const title = typeof schema?.title === "string" ? schema.title : e.name;
+    out.push({ slug: e.name, title, template: docs.template ?? null, schema: docs.schema, docs });
+  }
+  return out;
+}
+
+/** Creates (or brings up to date) the demo partner, example projects and key. */
+export async function seedDemo(
+  kv: Deno.Kv,
+  origins: string[],
+  dir: URL = EXAMPLES_DIR,
+): Promise<DemoSeed> {
+  const remembered = (await kv.get<{ partnerId: string; keyId: string }>(["demo"])).value;
+  const known = remembered && await getSdkKey(kv, remembered.keyId) ? remembered : null;
+  const partnerId = known?.partnerId ?? (await createPartner(kv, "Demo Partner")).id;
+  const examples = await readExamples(dir);
+  const projects: string[] = [];
+  // The demo page's project renders without the Python runtime: the first template example.
+  const templateProjects: string[] = [];
+  for (const ex of examples) {
+    const existing = await getProject(kv, ex.slug);
+    if (existing && existing.partnerId !== partnerId) continue; // someone else's slug
+    if (!existing) await createProject(kv, { partnerId, slug: ex.slug, title: ex.title });
+    const current = await getProjectVersionMeta(kv, ex.slug);
+    const etag = await versionEtag(ex.docs);
+    if (!current || current.etag !== etag) await publishProject(kv, ex.slug, ex.docs);
+    projects.push(ex.slug);
+    if (ex.docs.mode !== "python") templateProjects.push(ex.slug);
+  }
+  if (projects.length === 0) throw new Error(`no example projects found in ${dir.pathname}`);
+  // Template projects first: pages that take the key's first project render without Python.
+  projects.sort((a, b) =>
+    Number(!templateProjects.includes(a)) - Number(!templateProjects.includes(b))
+  );
+  if (known) {
+    await updateSdkKey(kv, known.keyId, (r) => {
+      const o = origins.filter((x) => !r.allowedOrigins.includes(x));
+      const p = projects.filter((x) => !r.allowedProjects.includes(x));
+      return o.length || p.length
+        ? {
+          ...r,
+          allowedOrigins: [...r.allowedOrigins, ...o],
+          allowedProjects: [...r.allowedProjects, ...p],
+        }
+        : r;
     });
+    return {
+      partnerId,
+      projectSlug: templateProjects[0] ?? projects[0],
+      projects,
+      keyId: known.keyId,
+      created: false,
+    };
   }
   const { record } = await createSdkKey(kv, {
-    partnerId: partner.id,
+    partnerId,
     label: "Demo key",
     allowedOrigins: origins,
-    allowedProjects: [DEMO_PROJECT],
+    allowedProjects: projects,
+    budget: null,
   });
-  const seed = { partnerId: partner.id, projectSlug: DEMO_PROJECT, keyId: record.keyId };
-  await kv.set(["demo"], seed);
-  return { ...seed, created: true };
+  await kv.set(["demo"], { partnerId, keyId: record.keyId });
+  return {
+    partnerId,
+    projectSlug: templateProjects[0] ?? projects[0],
+    projects,
+    keyId: record.keyId,
+    created: true,
+  };
 }
 
 /** The remembered demo ids, or null when no demo was seeded. */
-export async function getDemo(kv: Deno.Kv): Promise<Omit<DemoSeed, "created"> | null> {
-  return (await kv.get<Omit<DemoSeed, "created">>(["demo"])).value;
+export async function getDemo(kv: Deno.Kv): Promise<{ partnerId: string; keyId: string } | null> {
+  return (await kv.get<{ partnerId: string; keyId: string }>(["demo"])).value;
 }

@@ -11,15 +11,17 @@ import { type SessionClaims, TOKEN_AUDIENCE, TOKEN_ISSUER } from "../token/claim
 import { signToken } from "../token/sign.ts";
 import type { SdkKeyRecord } from "../store/sdk_keys.ts";
 import type { SdkKeyCache } from "./key_cache.ts";
-import {
-  isWellFormedKeyId,
-  parsePartnerKey,
-  PartnerKeyFormatError,
-  secretMatches,
-} from "./partner_key.ts";
+import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError } from "./partner_key.ts";
 import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
 import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
-import { TTL_BOUNDS } from "./sdk_keys.ts";
+import { secretAccepted, TTL_BOUNDS } from "./sdk_keys.ts";
+import type { UsageRecorder } from "./usage.ts";
+
+/** What a mint attempt learned about its key, for the usage counters. */
+interface MintSeen {
+  key?: SdkKeyRecord;
+  origin?: string | null;
+}
 
 /** What the mint policy needs from the process. */
 export interface MintDeps {
@@ -30,6 +32,8 @@ export interface MintDeps {
   keyring: { signingKey(): { kid: string; privateKey: CryptoKey } };
   /** Milliseconds since the epoch. */
   clock: () => number;
+  /** Per-key usage counters (optional: absent in unit tests of the policy). */
+  usage?: Pick<UsageRecorder, "recordMint">;
 }
 
 /** The transport-independent parts of a mint request. */
@@ -65,17 +69,32 @@ export interface MintResult {
  * ```
  */
 export async function mintSessionToken(deps: MintDeps, input: MintInput): Promise<MintResult> {
-  if (input.authorization !== null) {
-    return await mintServerFlow(deps, input.authorization, input.body);
+  const seen: MintSeen = {};
+  try {
+    const result = input.authorization !== null
+      ? await mintServerFlow(deps, input.authorization, input.body, seen)
+      : await mintBrowserFlow(deps, input.origin, input.body, seen);
+    deps.usage?.recordMint(result.claims.client_id, "ok", result.claims.origin, [
+      result.claims.origin,
+    ]);
+    return result;
+  } catch (err) {
+    // Only attempts that named an existing key are counted: the usage page is per key.
+    if (seen.key && deps.usage) {
+      const code = err instanceof AppError ? err.code : "internal_error";
+      deps.usage.recordMint(seen.key.keyId, code, seen.origin, seen.key.allowedOrigins);
+    }
+    throw err;
   }
-  return await mintBrowserFlow(deps, input.origin, input.body);
 }
 
 async function mintBrowserFlow(
   deps: MintDeps,
   originHeader: string | null,
   raw: unknown,
+  seen: MintSeen,
 ): Promise<MintResult> {
+  seen.origin = originHeader;
   if (!isObject(raw) || raw.keyId === undefined) {
     throw new AppError(
       "unauthenticated",
@@ -103,7 +122,7 @@ async function mintBrowserFlow(
       `"${body.keyId}" is not a keyId (expected the part between "sdk_" and "_").`,
     );
   }
-  const key = await loadActiveKey(deps, body.keyId, "unknown_key");
+  const key = await loadActiveKey(deps, body.keyId, "unknown_key", seen);
   if (!originAllowed(originHeader, key.allowedOrigins)) {
     throw originNotAllowed(originHeader, key);
   }
@@ -119,6 +138,7 @@ async function mintServerFlow(
   deps: MintDeps,
   authorization: string,
   raw: unknown,
+  seen: MintSeen,
 ): Promise<MintResult> {
   const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
   if (!match) {
@@ -135,6 +155,7 @@ async function mintServerFlow(
     throw err;
   }
   const body = validate(ServerMintBody, raw);
+  seen.origin = body.origin;
   if (body.keyId !== undefined && body.keyId !== parsed.keyId) {
     throw new AppError(
       "validation_failed",
@@ -146,23 +167,23 @@ async function mintServerFlow(
       },
     );
   }
-  const key = await loadActiveKey(deps, parsed.keyId, "invalid_credentials");
-  const now = deps.clock();
-  const live = key.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now);
-  let ok = false;
-  // Check every live secret (rolled keys have two) without stopping early.
-  for (const s of live) ok = (await secretMatches(parsed.keyId, parsed.secret, s.digest)) || ok;
+  const key = await loadActiveKey(deps, parsed.keyId, "invalid_credentials", seen);
+  // A rolled key has several live secrets: the new one and those still in their grace period.
+  const ok = await secretAccepted(key, parsed.secret, deps.clock());
   if (!ok) throw new AppError("invalid_credentials", "The secret does not match this key.");
   if (!originAllowed(body.origin, key.allowedOrigins)) throw originNotAllowed(body.origin, key);
   return await issue(deps, key, "secret", body);
 }
 
-async function loadActiveKey(
+/** The key for `keyId` when it exists and is not revoked; else `missing` or `key_revoked`. */
+export async function loadActiveKey(
   deps: MintDeps,
   keyId: string,
   missing: "unknown_key" | "invalid_credentials",
+  seen: MintSeen = {},
 ): Promise<SdkKeyRecord> {
   const key = await deps.keys.get(keyId);
+  if (key) seen.key = key;
   if (!key) {
     throw new AppError(
       missing,
@@ -184,7 +205,8 @@ function originNotAllowed(origin: string, key: SdkKeyRecord): AppError {
   );
 }
 
-async function issue(
+/** Checks the project, TTL bounds and rate limit of `key`, then signs a token for `req.origin`. */
+export async function issue(
   deps: MintDeps,
   key: SdkKeyRecord,
   mode: MintMode,

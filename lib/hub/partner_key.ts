@@ -85,6 +85,29 @@ export async function generatePartnerKey(): Promise<GeneratedPartnerKey> {
 }
 
 /**
+ * A key for an existing `keyId` with a fresh secret (rolling a key keeps its keyId): `random`'s
+ * first 32 characters are the random part, the checksum is recomputed for this keyId.
+ *
+ * @example
+ * ```ts
+ * const { plaintext, digest } = await secretForKeyId(keyId, (await generatePartnerKey()).secret);
+ * ```
+ */
+export async function secretForKeyId(
+  keyId: string,
+  random: string,
+): Promise<GeneratedPartnerKey> {
+  if (!isWellFormedKeyId(keyId)) throw new TypeError("secretForKeyId needs a well-formed keyId.");
+  const part = random.slice(0, SECRET_RANDOM_CHARS);
+  if (!/^[a-z2-7]{32}$/.test(part)) {
+    throw new TypeError("secretForKeyId needs 32 base32 characters.");
+  }
+  const secret = part + checksum(keyId, part);
+  const digest = await digestSecret(keyId, secret);
+  return { keyId, secret, plaintext: `${KEY_PREFIX}${keyId}_${secret}`, digest };
+}
+
+/**
  * Splits a plaintext key into its halves after checking length, prefix, shape, alphabet and
  * checksum; throws `PartnerKeyFormatError` (whose message never repeats the secret).
  *

@@ -6,6 +6,7 @@
 import { AppError } from "../http/problem.ts";
 import { normalizeAllowedOrigins, OriginError } from "../http/origin.ts";
 import { MAX_TOKEN_LIFETIME_S } from "../token/claims.ts";
+import type { RevocationList } from "../redis/revocation.ts";
 import { requirePartner } from "../store/partners.ts";
 import { listPartnerProjectSlugs } from "../store/projects.ts";
 import {
@@ -15,7 +16,7 @@ import {
   type SdkKeyRecord,
   updateSdkKey,
 } from "../store/sdk_keys.ts";
-import { generatePartnerKey } from "./partner_key.ts";
+import { generatePartnerKey, secretForKeyId, secretMatches } from "./partner_key.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS, type RateLimitPolicy } from "./rate_limit.ts";
 
 /** Token lifetime bounds in seconds (spec 8: defaults 30 min and 2 h; hard cap 12 h). */
@@ -91,6 +92,63 @@ export async function createSdkKey(
   now = Date.now(),
 ): Promise<{ key: string; record: SdkKeyRecord }> {
   await requirePartner(kv, input.partnerId);
+  const settings = await checkKeySettings(kv, input);
+  const rateLimit = settings.rateLimit;
+  const { label, allowedOrigins, allowedProjects, defaultTtlSeconds, maxTtlSeconds, budget } =
+    settings;
+  const generated = await generatePartnerKey();
+  const record: SdkKeyRecord = {
+    keyId: generated.keyId,
+    partnerId: input.partnerId,
+    label,
+    secrets: [{ digest: generated.digest, createdAt: now, expiresAt: null }],
+    allowedOrigins,
+    allowedProjects,
+    defaultTtlSeconds,
+    maxTtlSeconds,
+    budget,
+    rateLimit: { points: rateLimit.points, durationSeconds: rateLimit.durationSeconds },
+    createdAt: now,
+    updatedAt: now,
+    revokedAt: null,
+  };
+  await insertSdkKey(kv, record);
+  return { key: generated.plaintext, record };
+}
+
+/**
+ * Revokes a key: it mints nothing from now on (within the mint path's 2 s key cache), and when a
+ * revocation list is given, every token it minted stops rendering at once. Idempotent; null when
+ * the key does not exist.
+ */
+export async function revokeSdkKey(
+  kv: Deno.Kv,
+  keyId: string,
+  options: { now?: number; revocations?: Pick<RevocationList, "revokeKey"> } = {},
+): Promise<SdkKeyRecord | null> {
+  const now = options.now ?? Date.now();
+  const record = await updateSdkKey(
+    kv,
+    keyId,
+    (r) => (r.revokedAt === null ? { ...r, revokedAt: now, updatedAt: now } : r),
+  );
+  if (record && options.revocations) {
+    await options.revocations.revokeKey(keyId, record.revokedAt ?? now);
+  }
+  return record;
+}
+
+/** The editable settings of a key, validated and normalized. */
+export type SdkKeySettings = Required<Omit<CreateSdkKeyInput, "partnerId">>;
+
+/**
+ * Validates and normalizes a key's settings (shared by create and edit, the CLI and the settings
+ * pages); throws `AppError` with a message that says what is wrong.
+ */
+export async function checkKeySettings(
+  kv: Deno.Kv,
+  input: CreateSdkKeyInput,
+): Promise<SdkKeySettings> {
   const label = input.label.trim();
   if (!label || label.length > 200) {
     throw new AppError("validation_failed", "A key label must be 1 to 200 characters.");
@@ -132,37 +190,116 @@ export async function createSdkKey(
     RATE_LIMIT_BOUNDS.maxDuration,
   );
 
-  const generated = await generatePartnerKey();
-  const record: SdkKeyRecord = {
-    keyId: generated.keyId,
-    partnerId: input.partnerId,
+  return {
     label,
-    secrets: [{ digest: generated.digest, createdAt: now, expiresAt: null }],
     allowedOrigins,
     allowedProjects,
     defaultTtlSeconds,
     maxTtlSeconds,
     budget,
     rateLimit: { points: rateLimit.points, durationSeconds: rateLimit.durationSeconds },
-    createdAt: now,
-    updatedAt: now,
-    revokedAt: null,
   };
-  await insertSdkKey(kv, record);
-  return { key: generated.plaintext, record };
 }
 
-/** Revokes a key: it mints nothing from now on. Idempotent; null when the key does not exist. */
-export async function revokeSdkKey(
+/**
+ * Applies new settings to a key (not its secret); null when the key does not exist.
+ *
+ * @example
+ * ```ts
+ * await editSdkKey(kv, keyId, { partnerId, label: "Shop", allowedOrigins, allowedProjects });
+ * ```
+ */
+export async function editSdkKey(
   kv: Deno.Kv,
   keyId: string,
+  input: CreateSdkKeyInput,
   now = Date.now(),
 ): Promise<SdkKeyRecord | null> {
-  return await updateSdkKey(
-    kv,
-    keyId,
-    (r) => (r.revokedAt === null ? { ...r, revokedAt: now, updatedAt: now } : r),
-  );
+  const settings = await checkKeySettings(kv, input);
+  return await updateSdkKey(kv, keyId, (r) => {
+    if (r.partnerId !== input.partnerId) throw new AppError("not_found", "No such key.");
+    if (r.revokedAt !== null) {
+      throw new AppError("key_revoked", "A revoked key cannot be changed; create a new key.");
+    }
+    return { ...r, ...settings, updatedAt: now };
+  });
+}
+
+/** Longest grace period a rolled secret may keep working (7 days). */
+export const MAX_ROLL_GRACE_S = 7 * 24 * 60 * 60;
+
+/**
+ * Rolls a key's secret, keeping its keyId: a new secret is generated (its plaintext is in the
+ * result and nowhere else) and every secret that was live keeps working for `graceSeconds` more
+ * (0 = stops at once). Secrets already past their grace are dropped. Null when the key does not
+ * exist; refuses a revoked key.
+ *
+ * @example
+ * ```ts
+ * const { key } = await rollSdkKeySecret(kv, keyId, { graceSeconds: 3600 });
+ * ```
+ */
+export async function rollSdkKeySecret(
+  kv: Deno.Kv,
+  keyId: string,
+  options: { graceSeconds: number; now?: number; partnerId?: string },
+): Promise<{ key: string; record: SdkKeyRecord } | null> {
+  const now = options.now ?? Date.now();
+  const grace = checkInt("grace period", options.graceSeconds, 0, MAX_ROLL_GRACE_S);
+  const random = await generatePartnerKey();
+  // Same keyId, new secret: re-derive the checksum and digest for this keyId.
+  const fresh = await secretForKeyId(keyId, random.secret);
+  const record = await updateSdkKey(kv, keyId, (r) => {
+    if (options.partnerId !== undefined && r.partnerId !== options.partnerId) {
+      throw new AppError("not_found", "No such key.");
+    }
+    if (r.revokedAt !== null) {
+      throw new AppError("key_revoked", "A revoked key cannot be rolled; create a new key.");
+    }
+    const until = now + grace * 1000;
+    const previous = r.secrets
+      .filter((sec) => sec.expiresAt === null || sec.expiresAt > now)
+      .map((sec) => ({ ...sec, expiresAt: Math.min(sec.expiresAt ?? until, until) }))
+      .filter((sec) => sec.expiresAt > now);
+    return {
+      ...r,
+      secrets: [{ digest: fresh.digest, createdAt: now, expiresAt: null }, ...previous],
+      updatedAt: now,
+    };
+  });
+  return record ? { key: fresh.plaintext, record } : null;
+}
+
+/**
+ * Whether `secret` is a live secret of `record` at `now`: the current one, or a previous one still
+ * in its grace period (`expiresAt > now`). Every live digest is compared (constant time each),
+ * without stopping at the first match.
+ *
+ * @example
+ * ```ts
+ * const { keyId, secret } = parsePartnerKey(presented);
+ * if (!(await secretAccepted(record, secret, Date.now()))) throw new Error("invalid_credentials");
+ * ```
+ */
+export async function secretAccepted(
+  record: SdkKeyRecord,
+  secret: string,
+  now: number,
+): Promise<boolean> {
+  let ok = false;
+  for (const s of record.secrets) {
+    if (s.expiresAt !== null && s.expiresAt <= now) continue;
+    ok = (await secretMatches(record.keyId, secret, s.digest)) || ok;
+  }
+  return ok;
+}
+
+/** When the last previous secret of a rolled key stops working, or null. */
+export function graceUntil(record: SdkKeyRecord, now = Date.now()): number | null {
+  const ends = record.secrets
+    .filter((s) => s.expiresAt !== null && s.expiresAt > now)
+    .map((s) => s.expiresAt as number);
+  return ends.length ? Math.max(...ends) : null;
 }
 
 /** The views of a partner's keys. */

@@ -114,6 +114,11 @@ export class Metrics {
     "hub_mints_total",
     "Session-token mint attempts by flow and outcome.",
   );
+  /** Render requests by outcome (`ok` or the problem code) and cache level. */
+  readonly renders = new Counter(
+    "kernel_renders_total",
+    "Render requests by outcome and cache level.",
+  );
   /** Request latency by method, route pattern and status. */
   readonly requestDuration = new Histogram(
     "http_request_duration_seconds",
@@ -122,6 +127,8 @@ export class Metrics {
 
   /** The whole registry in Prometheus text format. */
   render(): string {
-    return [this.mints.render(), this.requestDuration.render()].join("\n\n") + "\n";
+    return [this.mints.render(), this.renders.render(), this.requestDuration.render()].join(
+      "\n\n",
+    ) + "\n";
   }
 }

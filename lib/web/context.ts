@@ -10,15 +10,16 @@ import type { MintRateLimiter } from "../hub/rate_limit.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { RedisClient } from "../redis/client.ts";
+import type { RenderDeps } from "../kernel/render.ts";
 import type { Keyring } from "../token/keyring.ts";
 import type { SigningKeyStore } from "../token/signing_keys.ts";
+import type { SignInThrottle } from "../auth/sign_in_throttle.ts";
+import type { SessionRecord } from "../auth/sessions.ts";
+import type { Account } from "../store/accounts.ts";
+import type { UsageRecorder } from "../hub/usage.ts";
 
-/** Everything a request may use, built once per process (tests build their own). */
-export interface AppDeps {
-  config: Config;
-  kv: Deno.Kv;
-  /** Absent when `REDIS_URL` is unset: in-process equivalents are used instead. */
-  redis?: RedisClient;
+/** What the hub role adds: signing keys and the mint path. */
+export interface HubDeps {
   /** Durable signing keys (the JWKS is published from here). */
   signingKeys: SigningKeyStore;
   /** In-process view of the signing keys: signs mints, resolves kids for verification. */
@@ -26,10 +27,35 @@ export interface AppDeps {
   rateLimiter: MintRateLimiter;
   /** SDK key records for the mint path, cached for at most 2 s. */
   keys: SdkKeyCache;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  /** Per-key usage counters written by the mint path (settings → usage). */
+  usage?: UsageRecorder;
+}
+
+/** Everything a request may use, built once per process (tests build their own). */
+export interface AppDeps {
+  config: Config;
+  kv: Deno.Kv;
+  /** Absent when `REDIS_URL` is unset: in-process equivalents are used instead. */
+  redis?: RedisClient;
+  /** Present when the process serves the hub (`ROLE=all|hub`); a kernel holds no signing key. */
+  hub?: HubDeps;
+  /** Present when the process renders (`ROLE=all|kernel`). */
+  render?: RenderServices;
   metrics: Metrics;
   log: Logger;
   /** Milliseconds since the epoch; fixed in tests. */
   clock: () => number;
+  /** Failed sign-in throttle of the settings (present when the hub is served). */
+  signInThrottle?: SignInThrottle;
+  /** Per-key usage counters (mints, renders); present when the hub is served. */
+  usage?: UsageRecorder;
+}
+
+/** The render pipeline's dependencies plus what must be closed at shutdown. */
+export interface RenderServices extends RenderDeps {
+  close(): Promise<void>;
 }
 
 /** The Hono environment of every route. */
@@ -41,6 +67,10 @@ export type AppEnv = {
     log: Logger;
     /** Problem code of a failed request, for the request log and metrics. */
     problemCode?: string;
+    /** The signed-in account under /settings (set by its middleware). */
+    account?: Account;
+    /** The session of the signed-in account. */
+    session?: SessionRecord;
   };
 };
 
@@ -52,6 +82,10 @@ export interface PageData<T = unknown> {
   data: T;
   /** Optional page title. */
   title?: string;
+  /** Response status (default 200), e.g. 422 for a form re-shown with errors. */
+  status?: number;
+  /** Extra response headers, e.g. `Cache-Control: no-store`. */
+  headers?: Record<string, string>;
 }
 
 /** A route handler: a response, or data for the page component. */
@@ -96,6 +130,20 @@ export interface RouteModule {
 /** What a `_middleware.ts` file exports. */
 export interface MiddlewareModule {
   handler: MiddlewareHandler<AppEnv> | MiddlewareHandler<AppEnv>[];
+}
+
+/** The hub dependencies; a route served only by the hub role calls this. */
+export function hubDeps(ctx: RouteContext): HubDeps {
+  const hub = ctx.var.deps.hub;
+  if (!hub) throw new Error("this route needs the hub role");
+  return hub;
+}
+
+/** The render dependencies; a route served only by the kernel role calls this. */
+export function renderDeps(ctx: RouteContext): RenderServices {
+  const render = ctx.var.deps.render;
+  if (!render) throw new Error("this route needs the kernel role");
+  return render;
 }
 
 /** Returns page data from a handler (Fresh's `page()`). */

@@ -6,6 +6,9 @@ import { z } from "zod";
 import type { Config } from "../config.ts";
 import { ERROR_CODES } from "../http/error_codes.ts";
 import { BrowserMintBody, MintResponse, ServerMintBody } from "../hub/mint_request.ts";
+import { MAX_RENDER_BODY_BYTES, RenderBody } from "../kernel/render_request.ts";
+import { ConfigurationBody } from "../hub/configuration_request.ts";
+import { ConfiguratorMintBody } from "../hub/configurator_mint.ts";
 
 function schema(s: z.ZodType): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(s, { io: "input" }) as Record<string, unknown>;
@@ -26,10 +29,120 @@ export function openApiDocument(
     info: {
       title: "CAD configurator — partner session tokens",
       version: "1.0.0",
-      description: "Mint short-lived sv1 session tokens (hub). See docs/api.md.",
+      description:
+        "Mint short-lived sv1 session tokens (hub), read published projects (hub) and render " +
+        "finished DAGs for a token holder (kernel-api). See docs/api.md and docs/dag.md.",
     },
     servers: [{ url: config.hubUrl, description: "hub" }],
     paths: {
+      "/v1/kernels/{kernel}/render": {
+        servers: [{ url: config.kernelUrl, description: "kernel-api" }],
+        parameters: [{
+          name: "kernel",
+          in: "path",
+          required: true,
+          description: "The geometry kernel; `manifold` is the only one.",
+          schema: { type: "string", examples: ["manifold"] },
+        }],
+        post: {
+          operationId: "render",
+          summary:
+            "Render a finished DAG (an instance of the token's project template) into meshes",
+          description:
+            "Steps in order, each with its own problem code: body size → token → revocation → " +
+            "Origin = token origin → body shape → template instance and parameter values → " +
+            "budget (atomic, per jti) → L1 → L2 → evaluation. See docs/api.md, Render.",
+          security: [{ sessionToken: [] }],
+          parameters: [{
+            name: "Origin",
+            in: "header",
+            required: true,
+            description: "Must equal the token's `origin` claim on every request.",
+            schema: { type: "string" },
+          }],
+          requestBody: {
+            required: true,
+            description: `At most ${MAX_RENDER_BODY_BYTES} bytes.`,
+            content: {
+              "application/json": { schema: { $ref: "#/components/schemas/RenderBody" } },
+            },
+          },
+          responses: {
+            "200": {
+              description: "The scene, with the meshes the client does not hold.",
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/RenderResponse" } },
+              },
+            },
+            "400": problem("The body is not UTF-8 JSON (invalid_body); NaN is not JSON."),
+            "401": problem(
+              "No or a bad token (invalid_token, with reason), token_expired, or token_revoked.",
+            ),
+            "403": problem("Origin missing or not the token's origin (origin_mismatch)."),
+            "404": problem("Unknown kernel (unknown_kernel) or project version."),
+            "413": problem(`Body larger than ${MAX_RENDER_BODY_BYTES} bytes (body_too_large).`),
+            "415": problem("Body is not application/json."),
+            "422": problem(
+              "validation_failed (body shape), invalid_dag (with reason and pointer: not an " +
+                "instance of the template, a limit of docs/dag.md), invalid_parameters, or " +
+                "render_failed (a computed NaN, overflow, division by zero, empty geometry).",
+            ),
+            "429": problem("The token's render budget is spent (budget_exhausted)."),
+            "500": problem("A render worker crashed (internal_error); it was replaced."),
+            "503": problem(
+              "render_timeout (deadline), kernel_busy (queue full), or service_unavailable " +
+                "(Redis down: budgets and revocations fail closed); see Retry-After.",
+            ),
+          },
+        },
+        options: {
+          summary: "CORS preflight (allows authorization and content-type from any origin)",
+          responses: { "204": { description: "Preflight answer." } },
+        },
+      },
+      "/api/v1/projects/{slug}": {
+        get: {
+          operationId: "getProject",
+          summary: "The current (or a named) version of a published project: template and schema",
+          parameters: [
+            {
+              name: "slug",
+              in: "path",
+              required: true,
+              schema: { type: "string" },
+            },
+            {
+              name: "version",
+              in: "query",
+              required: false,
+              description: "A published version; the current one when absent.",
+              schema: { type: "integer", minimum: 1 },
+            },
+            {
+              name: "If-None-Match",
+              in: "header",
+              required: false,
+              schema: { type: "string" },
+            },
+          ],
+          responses: {
+            "200": {
+              description:
+                "Public and cacheable (a named version is immutable; the current one for 60 s).",
+              headers: {
+                ETag: { schema: { type: "string" } },
+                "Cache-Control": { schema: { type: "string" } },
+              },
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/Project" } },
+              },
+            },
+            "304": { description: "The ETag matches If-None-Match." },
+            "404": problem("No such project or version (unknown_project_version)."),
+            "422": problem("`version` is not a positive integer (validation_failed)."),
+          },
+        },
+      },
       "/api/v1/sdk/session-tokens": {
         post: {
           operationId: "mintSessionToken",
@@ -85,6 +198,50 @@ export function openApiDocument(
         options: {
           summary: "CORS preflight",
           responses: { "204": { description: "Preflight answer." } },
+        },
+      },
+      "/sdk/v1/configurations": {
+        post: {
+          operationId: "signConfiguration",
+          summary:
+            "Sign the token holder's configuration (compact JWS, EdDSA; see docs/embedding.md)",
+          security: [{ sessionToken: [] }],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schema(ConfigurationBody) } },
+          },
+          responses: {
+            "200": { description: "`{configuration, payload}`" },
+            "401": problem("invalid_token, token_expired, token_revoked"),
+            "403": problem("origin_mismatch"),
+            "422": problem("invalid_parameters, validation_failed"),
+          },
+        },
+      },
+      "/sdk/v1/configurations/verify": {
+        post: {
+          operationId: "verifyConfiguration",
+          summary: "Check a signed configuration against the hub's JWKS",
+          responses: {
+            "200": { description: "`{valid: true, payload}` or `{valid: false, reason}`" },
+            "422": problem("validation_failed"),
+          },
+        },
+      },
+      "/configurator/{project}/session-token": {
+        post: {
+          operationId: "mintConfiguratorToken",
+          summary:
+            "The hub's hosted configurator mints here (same-origin only; see docs/embedding.md)",
+          parameters: [{ name: "project", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schema(ConfiguratorMintBody) } },
+          },
+          responses: {
+            "200": { description: "`{token, expiresAt, mode}`" },
+            "403": problem("origin_not_allowed, project_not_allowed"),
+          },
         },
       },
       "/.well-known/jwks.json": {
@@ -143,6 +300,12 @@ export function openApiDocument(
     },
     components: {
       securitySchemes: {
+        sessionToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "sv1.<claims>.<signature>",
+          description: "A session token minted by the hub, bound to the request's Origin.",
+        },
         partnerSecretKey: {
           type: "http",
           scheme: "bearer",
@@ -154,6 +317,11 @@ export function openApiDocument(
         BrowserMintBody: schema(BrowserMintBody),
         ServerMintBody: schema(ServerMintBody),
         MintResponse: schema(MintResponse),
+        RenderBody: schema(RenderBody),
+        RenderResponse: RENDER_RESPONSE,
+        Scene: SCENE,
+        EncodedMesh: ENCODED_MESH,
+        Project: PROJECT,
         Problem: {
           type: "object",
           required: ["type", "title", "status", "detail", "code"],
@@ -165,6 +333,7 @@ export function openApiDocument(
             code: { enum: Object.keys(ERROR_CODES) },
             instance: { type: "string" },
             reason: { type: "string" },
+            pointer: { type: "string", description: "RFC 6901 pointer into the DAG or body." },
             errors: {
               type: "array",
               items: {
@@ -220,3 +389,119 @@ export function openApiDocument(
     },
   };
 }
+
+const HEX64 = { type: "string", pattern: "^[0-9a-f]{64}$" };
+const VEC3 = { type: "array", items: { type: "number" }, minItems: 3, maxItems: 3 };
+const BASE64 = { type: "string", pattern: "^[A-Za-z0-9+/]*={0,2}$" };
+
+/** A mesh as sent: little-endian typed arrays in base64 (lib/kernel/scene.ts). */
+const ENCODED_MESH = {
+  type: "object",
+  required: ["positions", "indices", "vertexCount", "triangleCount"],
+  additionalProperties: false,
+  properties: {
+    positions: { ...BASE64, description: "Float32 x, y, z per vertex, little-endian, base64." },
+    indices: { ...BASE64, description: "Uint32 indices, three per triangle, little-endian." },
+    vertexCount: { type: "integer", minimum: 0 },
+    triangleCount: { type: "integer", minimum: 0 },
+  },
+};
+
+/** The scene without its meshes (lib/kernel/scene.ts). */
+const SCENE = {
+  type: "object",
+  required: ["parts", "bbox", "triangles", "volume"],
+  additionalProperties: false,
+  properties: {
+    parts: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["name", "color", "mesh", "instances"],
+        additionalProperties: false,
+        properties: {
+          name: { type: "string" },
+          color: { type: "string", pattern: "^#[0-9a-f]{6}$" },
+          mesh: HEX64,
+          instances: {
+            type: "array",
+            description: "Column-major 4×4 transforms, one per drawn instance.",
+            items: { type: "array", items: { type: "number" }, minItems: 16, maxItems: 16 },
+          },
+        },
+      },
+    },
+    bbox: {
+      type: "object",
+      required: ["min", "max"],
+      additionalProperties: false,
+      properties: { min: VEC3, max: VEC3 },
+    },
+    triangles: { type: "integer", minimum: 0 },
+    volume: { type: "number" },
+  },
+};
+
+/** The render response (lib/kernel/render.ts, RenderResponse). */
+const RENDER_RESPONSE = {
+  type: "object",
+  required: [
+    "kernel",
+    "kernelVersion",
+    "project",
+    "version",
+    "dagHash",
+    "cache",
+    "budget",
+    "scene",
+    "meshes",
+    "omitted",
+  ],
+  additionalProperties: false,
+  properties: {
+    kernel: { type: "string" },
+    kernelVersion: { type: "string" },
+    project: { type: "string" },
+    version: { type: "integer", minimum: 1 },
+    dagHash: { ...HEX64, description: "SHA-256 of the RFC 8785 canonical finished DAG." },
+    cache: { enum: ["l1", "l2", "miss"] },
+    budget: {
+      type: "object",
+      required: ["remaining"],
+      additionalProperties: false,
+      properties: { remaining: { type: ["integer", "null"], minimum: 0 } },
+    },
+    scene: { $ref: "#/components/schemas/Scene" },
+    meshes: {
+      type: "object",
+      description: "Meshes by hash, except those listed in the request's `have`.",
+      propertyNames: HEX64,
+      additionalProperties: { $ref: "#/components/schemas/EncodedMesh" },
+    },
+    omitted: { type: "array", items: HEX64 },
+  },
+};
+
+/** GET /api/v1/projects/<slug>. */
+const PROJECT = {
+  type: "object",
+  required: ["slug", "title", "version", "mode", "template", "schema"],
+  additionalProperties: false,
+  properties: {
+    slug: { type: "string" },
+    title: { type: "string" },
+    version: { type: "integer", minimum: 1 },
+    mode: { enum: ["template", "python"] },
+    template: {
+      type: "object",
+      description: "The DAG template (docs/dag.md); ParameterInput nodes carry no `value`.",
+      required: ["dag", "nodes", "output"],
+      properties: {
+        dag: { const: 1 },
+        nodes: { type: "object" },
+        output: { type: "string" },
+      },
+    },
+    schema: { type: "object", description: "parameters.schema.json (docs/dag.md)." },
+  },
+};

@@ -138,7 +138,9 @@ function renderPage(
   const tree = Layout ? h(Layout, layoutProps) : body;
   const html = "<!DOCTYPE html>" + renderToString(tree);
   return new Response(html, {
+    status: result.status ?? 200,
     headers: {
+      ...result.headers,
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": [
         "default-src 'self'",

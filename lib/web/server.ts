@@ -4,16 +4,16 @@
  */
 import type { Config } from "../config.ts";
 import { demoOrigins, type DemoSeed, seedDemo } from "../hub/demo_seed.ts";
-import { SdkKeyCache } from "../hub/key_cache.ts";
-import { MintRateLimiter } from "../hub/rate_limit.ts";
+import { buildHubDeps } from "../hub/hub_deps.ts";
+import { buildRenderServices } from "../kernel/render_services.ts";
 import { Logger } from "../ops/logger.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { connectRedis } from "../redis/client.ts";
 import { openKv } from "../store/kv.ts";
-import { Keyring } from "../token/keyring.ts";
-import { SigningKeyStore } from "../token/signing_keys.ts";
 import manifest from "../../manifest.gen.ts";
 import { createApp } from "./app.ts";
+import { SignInThrottle } from "../auth/sign_in_throttle.ts";
+import { UsageRecorder } from "../hub/usage.ts";
 import type { AppDeps } from "./context.ts";
 
 /** A running server and what tests need to reach into it. */
@@ -42,19 +42,28 @@ export async function buildDeps(
         "(correct for one instance only; set REDIS_URL before running more than one).",
     );
   }
-  const signingKeys = new SigningKeyStore(kv, clock);
-  const keyring = await Keyring.load(signingKeys);
+  const hub = config.role === "kernel"
+    ? undefined
+    : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock });
+  const render = config.role === "hub"
+    ? undefined
+    : buildRenderServices({ config, kv, redis, log, clock, keyring: hub?.keyring });
+  const usage = new UsageRecorder(kv, { clock, log });
+  if (hub) hub.usage = usage;
+  const signInThrottle = hub
+    ? new SignInThrottle({ redis, prefix: config.redisPrefix })
+    : undefined;
   return {
     config,
     kv,
     redis,
-    signingKeys,
-    keyring,
-    rateLimiter: new MintRateLimiter({ redis, prefix: config.redisPrefix }),
-    keys: new SdkKeyCache(kv),
+    hub,
+    render,
     metrics: new Metrics(),
     log,
     clock,
+    usage,
+    signInThrottle,
   };
 }
 
@@ -72,7 +81,7 @@ export async function startServer(
   options: { log?: Logger; clock?: () => number; kv?: Deno.Kv } = {},
 ): Promise<RunningServer> {
   const deps = await buildDeps(config, options);
-  const stopRefresh = deps.keyring.startAutoRefresh(30_000);
+  const stopRefresh = deps.hub?.keyring.startAutoRefresh(30_000);
   const app = createApp(deps, manifest);
   const ac = new AbortController();
   let resolveListening: (addr: Deno.NetAddr) => void;
@@ -96,7 +105,9 @@ export async function startServer(
     deps,
     demo,
     async close() {
-      stopRefresh();
+      await stopRefresh?.();
+      await deps.usage?.flush();
+      await deps.render?.close();
       ac.abort();
       await server.finished;
       if (deps.redis) await deps.redis.close();

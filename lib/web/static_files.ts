@@ -52,6 +52,11 @@ export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
         ? "public, max-age=31536000, immutable"
         : "public, max-age=0, must-revalidate",
     });
+    // Bundles are public scripts that partner pages load cross-origin as modules (the SDK).
+    if (rel.startsWith("/build/")) {
+      headers.set("access-control-allow-origin", "*");
+      headers.set("cross-origin-resource-policy", "cross-origin");
+    }
     if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
     headers.set("content-length", String(info.size));
     if (c.req.method === "HEAD") return new Response(null, { headers });

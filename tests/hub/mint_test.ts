@@ -16,7 +16,7 @@ async function problem(res: Response, status: number, code: string) {
 }
 
 async function claimsOf(server: TestServer, token: string) {
-  return await verifyToken(token, (kid) => server.deps.keyring.resolve(kid), {
+  return await verifyToken(token, (kid) => server.deps.hub!.keyring.resolve(kid), {
     now: Math.floor(Date.now() / 1000),
   });
 }
@@ -47,7 +47,7 @@ Deno.test("mint - browser flow mints a token bound to the Origin header", async 
     assert.equal(claims.exp - claims.iat, 30 * 60, "default TTL is 30 minutes");
     assert.match(claims.jti, /^[0-9a-f]{32}$/, "jti is 128 random bits");
     assert.match(claims.sub, /^anon_[0-9a-f]{24}$/, "anonymous sub when no endUserId");
-    assert.equal(claims.kid, server.deps.keyring.signingKey().kid);
+    assert.equal(claims.kid, server.deps.hub!.keyring.signingKey().kid);
   } finally {
     await server.close();
   }

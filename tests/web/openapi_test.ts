@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";
+import { finishedDag } from "../_helpers/projects.ts";
+import { render, setupRender } from "../kernel/render_helpers.ts";
 
 type Doc = {
   openapi: string;
@@ -95,6 +97,55 @@ Deno.test("openapi - responses of a running server validate against /openapi.jso
     ];
     for (const [name, path, method, send] of cases) {
       await t.step(name, async () => await check(path, method, await send()));
+    }
+
+    const RENDER = "/v1/kernels/{kernel}/render";
+    const PROJECT = "/api/v1/projects/{slug}";
+    const r = await setupRender(server.deps.kv, server.url, { budget: 3 });
+    const dag = await finishedDag("plate");
+    const send = (
+      body: unknown,
+      token: string | null = r.token,
+      origin: string | null = r.origin,
+    ) => render(server.url, token, origin, body);
+    const renderCases: Array<[string, string, () => Promise<Response>]> = [
+      ["render 200 miss", RENDER, () => send({ dag })],
+      ["render 200 l1, a mesh omitted", RENDER, async () => {
+        const first = await (await send({ dag: await finishedDag("plate", { width: 90 }) })).json();
+        const have = [first.scene.parts[1].mesh];
+        const res = await send({ dag: await finishedDag("plate", { width: 90 }), have });
+        const body = await res.clone().json();
+        assert.equal(body.cache, "l1");
+        assert.deepEqual(body.omitted, have);
+        return res;
+      }],
+      ["render 400", RENDER, () => send("{")],
+      ["render 401", RENDER, () => send({ dag }, null)],
+      ["render 403", RENDER, () => send({ dag }, r.token, "https://elsewhere.example")],
+      [
+        "render 404",
+        RENDER,
+        () => render(server.url, r.token, r.origin, { dag }, { path: "/v1/kernels/cgal/render" }),
+      ],
+      ["render 413", RENDER, () => send({ dag, pad: "x".repeat(300_000) })],
+      [
+        "render 415",
+        RENDER,
+        () => fetch(`${server.url}/v1/kernels/manifold/render`, { method: "POST", body: "x" }),
+      ],
+      ["render 422", RENDER, () => send({ dag: { dag: 1, nodes: {}, output: "x" } })],
+      ["render 429", RENDER, () => send({ dag })],
+      ["project 200", PROJECT, () => fetch(`${server.url}/api/v1/projects/${r.project}`)],
+      ["project 404", PROJECT, () => fetch(`${server.url}/api/v1/projects/no-such-project`)],
+      [
+        "project 422",
+        PROJECT,
+        () => fetch(`${server.url}/api/v1/projects/${r.project}?version=zero`),
+      ],
+    ];
+    for (const [name, path, sendIt] of renderCases) {
+      const method = path === RENDER ? "post" : "get";
+      await t.step(name, async () => await check(path, method, await sendIt()));
     }
     await t.step("mint 429", async () => {
       const g = await createKeyFixture(server.deps.kv, {

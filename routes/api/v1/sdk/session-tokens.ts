@@ -6,7 +6,7 @@ import { problemResponse, toAppError } from "@/lib/http/problem.ts";
 import { mintSessionToken } from "@/lib/hub/mint.ts";
 import type { MintResponse } from "@/lib/hub/mint_request.ts";
 import { anyActiveKeyAllowsOrigin } from "@/lib/store/sdk_keys.ts";
-import type { Handlers, RouteConfig, RouteContext } from "@/lib/web/context.ts";
+import { type Handlers, hubDeps, type RouteConfig, type RouteContext } from "@/lib/web/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 
@@ -35,10 +35,16 @@ export const handler: Handlers = {
     const flow = authorization === null ? "browser" : "server";
     try {
       const body = await readJsonBody(ctx.req.raw);
-      const result = await mintSessionToken(deps, { authorization, origin, body });
+      const result = await mintSessionToken(hubDeps(ctx), { authorization, origin, body });
       deps.metrics.mints.inc({ flow, outcome: "ok" });
-      const payload: MintResponse = { token: result.token, expiresAt: result.expiresAt, mode: result.mode };
-      const res = Response.json(payload, { headers: { ...result.headers, "cache-control": "no-store" } });
+      const payload: MintResponse = {
+        token: result.token,
+        expiresAt: result.expiresAt,
+        mode: result.mode,
+      };
+      const res = Response.json(payload, {
+        headers: { ...result.headers, "cache-control": "no-store" },
+      });
       // A minted token's origin is an allowed origin of its key: no index lookup needed.
       return withCors(res, origin, origin === result.claims.origin, CORS);
     } catch (err) {

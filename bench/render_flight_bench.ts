@@ -1,0 +1,98 @@
+/**
+ * Single flight: 32 concurrent identical cold renders versus one cold render, wall time from the
+ * first request sent to the last response read, against the real kernel-api in this process.
+ * Evaluations are counted by the render cache (`RenderCache.counts()`): the 32 must cost exactly
+ * one. Each round uses new parameter values for both sides; the sides alternate which goes first.
+ */
+import { RenderCache } from "../lib/cache/render_cache.ts";
+import type { Benchmark, BenchResult } from "./benchmark.ts";
+import { gearValuesFor } from "./direct_gear.ts";
+import { renderOnce, startRenderBenchServer } from "./render_fixture.ts";
+import { alternateRounds } from "./rounds.ts";
+import { median } from "./stats.ts";
+
+const CONCURRENT = 32;
+const ROUNDS = 15;
+const TARGET = 1.3;
+
+async function run(progress: (line: string) => void): Promise<BenchResult> {
+  const kernel = await startRenderBenchServer("spur-gear");
+  try {
+    const cache = kernel.server.deps.render?.cache;
+    if (!(cache instanceof RenderCache)) throw new Error("the server has no render cache");
+    const problems: string[] = [];
+    const warm = {
+      teeth: 12,
+      module: 1,
+      thickness: 3,
+      hubDiameter: 10,
+      hubHeight: 0,
+      boreDiameter: 3,
+    };
+    for (let i = 0; i < 3; i++) {
+      await renderOnce(kernel.target, kernel.example.finish({ ...warm, thickness: 3 + i }));
+    }
+    // Values disjoint from render-cold's and between the two sides of a round.
+    let next = 500;
+    const timed = async (n: number) => {
+      const dag = kernel.example.finish({ ...gearValuesFor(next++) });
+      const before = cache.counts().evaluations;
+      const t0 = performance.now();
+      const results = await Promise.all(
+        Array.from({ length: n }, () => renderOnce(kernel.target, dag)),
+      );
+      const ms = performance.now() - t0;
+      const evaluations = cache.counts().evaluations - before;
+      const misses = results.filter((r) => r.body.cache === "miss").length;
+      if (evaluations !== 1) problems.push(`${n} renders cost ${evaluations} evaluations`);
+      if (misses !== n) problems.push(`${n} renders: ${misses} answered "miss" (want all)`);
+      return { ms, evaluations };
+    };
+    const figures = await alternateRounds(
+      ROUNDS,
+      () => timed(1),
+      () => timed(CONCURRENT),
+      (r, b, c) =>
+        progress(
+          `render-flight round ${r}: one ${b.ms.toFixed(1)} ms, ${CONCURRENT} concurrent ` +
+            `${c.ms.toFixed(1)} ms (${c.evaluations} evaluation)`,
+        ),
+    );
+    const evaluations = figures.candidate.map((x) => x.evaluations);
+    return {
+      title: "render-flight",
+      unit: "ms",
+      decimals: 1,
+      lowerIsBetter: true,
+      pairedRatio: median(figures.candidate.map((x, i) => x.ms / figures.baseline[i].ms)),
+      baseline: { label: "1 cold render", value: median(figures.baseline.map((x) => x.ms)) },
+      candidate: {
+        label: `${CONCURRENT} identical cold renders`,
+        value: median(figures.candidate.map((x) => x.ms)),
+      },
+      target: TARGET,
+      summary: `spur-gear, median of ${ROUNDS} rounds; evaluations per ${CONCURRENT}: ` +
+        evaluations.join(","),
+      details: [
+        `ratio of the medians ${
+          (median(figures.candidate.map((x) => x.ms)) / median(figures.baseline.map((x) => x.ms)))
+            .toFixed(2)
+        }; per-round ratios ${
+          figures.candidate.map((x, i) => (x.ms / figures.baseline[i].ms).toFixed(2)).join(" ")
+        }`,
+        `one ms: ${figures.baseline.map((x) => x.ms.toFixed(1)).join(" ")}`,
+        `${CONCURRENT} ms: ${figures.candidate.map((x) => x.ms.toFixed(1)).join(" ")}`,
+      ],
+      problems,
+    };
+  } finally {
+    await kernel.close();
+  }
+}
+
+/** 32 concurrent identical cold renders ÷ one, wall time, exactly one evaluation; target ≤ 1.3. */
+export const renderFlightBench: Benchmark = {
+  name: "render-flight",
+  description: "32 concurrent identical cold renders vs one cold render (single flight)",
+  run,
+};

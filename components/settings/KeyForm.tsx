@@ -1,0 +1,109 @@
+/** The create/edit form of an SDK key (works without JavaScript). */
+import type { SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
+import { CsrfField, ErrorBox } from "./Shell.tsx";
+
+/** Props of the key form. */
+export interface KeyFormProps {
+  action: string;
+  csrf: string;
+  values: SdkKeyFormValues;
+  projects: Array<{ slug: string; title: string }>;
+  submit: string;
+  error?: string;
+}
+
+/** The key form. */
+export function KeyForm(p: KeyFormProps) {
+  return (
+    <form method="post" action={p.action} class="stack">
+      <CsrfField token={p.csrf} />
+      <ErrorBox error={p.error} />
+      <label>
+        Label
+        <span class="hint">For you: where the key is used.</span>
+        <input type="text" name="label" required maxLength={200} value={p.values.label} />
+      </label>
+      <label>
+        Allowed origins
+        <span class="hint">
+          One per line, exactly as the browser sends it: scheme, host and port, no path or trailing
+          slash (e.g. https://shop.example.com, http://localhost:5173).
+        </span>
+        <textarea name="origins" rows={4} required>{p.values.origins}</textarea>
+      </label>
+      <div class="field">
+        Allowed projects
+        {p.projects.length === 0
+          ? (
+            <span class="hint">
+              No projects yet — <a href="/settings/projects">create one</a> first.
+            </span>
+          )
+          : (
+            <div class="checks">
+              {p.projects.map((pr) => (
+                <label>
+                  <input
+                    type="checkbox"
+                    name="projects"
+                    value={pr.slug}
+                    checked={p.values.projects.includes(pr.slug)}
+                  />
+                  {pr.title} <code>{pr.slug}</code>
+                </label>
+              ))}
+            </div>
+          )}
+      </div>
+      <div class="row">
+        <label>
+          Default TTL (minutes)
+          <input
+            type="number"
+            name="defaultTtl"
+            min={1}
+            required
+            value={p.values.defaultTtlMinutes}
+          />
+        </label>
+        <label>
+          Max TTL (minutes)
+          <input
+            type="number"
+            name="maxTtl"
+            min={1}
+            max={720}
+            required
+            value={p.values.maxTtlMinutes}
+          />
+        </label>
+        <label>
+          Renders per token
+          <input
+            type="number"
+            name="budget"
+            min={0}
+            placeholder="unlimited"
+            value={p.values.budget}
+          />
+        </label>
+      </div>
+      <div class="actions">
+        <button type="submit">{p.submit}</button>
+        <a href="/settings/keys">Cancel</a>
+      </div>
+    </form>
+  );
+}
+
+/** Reads the key form's fields from a submitted form. */
+export function keyFormValues(form: { text(n: string): string; all(n: string): string[] }) {
+  return {
+    label: form.text("label"),
+    origins: form.text("origins"),
+    projects: form.all("projects"),
+    defaultTtlMinutes: form.text("defaultTtl"),
+    maxTtlMinutes: form.text("maxTtl"),
+    budget: form.text("budget"),
+  };
+}

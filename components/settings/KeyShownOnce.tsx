@@ -1,0 +1,68 @@
+/** The page that shows a new or rolled key's plaintext, once, with both flows' snippets. */
+import {
+  browserFlowSnippet,
+  serverFlowCurl,
+  serverFlowFetch,
+  type SnippetTarget,
+} from "@/lib/hub/embed_snippets.ts";
+import { Snippet, When } from "./Shell.tsx";
+
+/** Props of the show-once view. */
+export interface KeyShownOnceProps {
+  plaintext: string;
+  target: SnippetTarget;
+  rolled?: { graceUntil: number | null };
+}
+
+/** The plaintext key and ready snippets; the page is sent with `Cache-Control: no-store`. */
+export function KeyShownOnce(p: KeyShownOnceProps) {
+  return (
+    <>
+      <section class="secret" id="plaintext-key">
+        <h2>{p.rolled ? "New secret" : "Your new key"}</h2>
+        <p>
+          Copy it now: this is the only time the whole key is shown. We keep only a digest of the
+          secret.
+        </p>
+        <div class="actions">
+          <code id="key-plaintext">{p.plaintext}</code>
+          <button type="button" class="small" data-copy="key-plaintext" hidden>Copy</button>
+        </div>
+        {p.rolled
+          ? (
+            <p>
+              {p.rolled.graceUntil
+                ? (
+                  <>
+                    The previous secret keeps working until <When ms={p.rolled.graceUntil} />.
+                  </>
+                )
+                : "The previous secret stopped working now."} The keyId{" "}
+              <code>{p.target.keyId}</code> is unchanged, so browser-flow embeds need no change.
+            </p>
+          )
+          : null}
+      </section>
+      <section class="card">
+        <h2>Browser flow</h2>
+        <p>
+          Pages on an allowed origin mint with the publishable keyId alone; the browser's Origin
+          header is the proof.
+        </p>
+        <Snippet
+          id="snippet-browser"
+          title="JavaScript (in the page)"
+          code={browserFlowSnippet(p.target)}
+        />
+        <h2>Server flow</h2>
+        <p>Your server mints with the secret key and hands the token to the page.</p>
+        <Snippet id="snippet-curl" title="curl" code={serverFlowCurl(p.target)} />
+        <Snippet
+          id="snippet-fetch"
+          title="fetch (Node, Deno, Bun)"
+          code={serverFlowFetch(p.target)}
+        />
+      </section>
+    </>
+  );
+}

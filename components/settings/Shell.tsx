@@ -1,0 +1,102 @@
+/** The frame of every settings page: top bar with the partner, section navigation, sign-out. */
+import type { ComponentChildren } from "preact";
+import type { Account } from "@/lib/store/accounts.ts";
+
+const SECTIONS = [
+  ["keys", "SDK API keys", "/settings/keys"],
+  ["projects", "Projects", "/settings/projects"],
+  ["usage", "Usage", "/settings/usage"],
+  ["audit", "Audit log", "/settings/audit"],
+  ["members", "Members", "/settings/members"],
+] as const;
+
+/** Props of the settings frame. */
+export interface ShellProps {
+  account: Pick<Account, "email" | "role">;
+  partnerName: string;
+  csrf: string;
+  section: (typeof SECTIONS)[number][0];
+  nonce: string;
+  children: ComponentChildren;
+}
+
+/** Copies the text of `data-copy`'s target; without JavaScript the text stays selectable. */
+const COPY_SCRIPT = `for (const b of document.querySelectorAll("button[data-copy]")) {
+  b.hidden = false;
+  b.addEventListener("click", async () => {
+    const t = document.getElementById(b.dataset.copy);
+    try { await navigator.clipboard.writeText(t.textContent); b.textContent = "Copied"; }
+    catch { const r = document.createRange(); r.selectNodeContents(t);
+      const s = getSelection(); s.removeAllRanges(); s.addRange(r); b.textContent = "Selected — press Ctrl+C"; }
+    setTimeout(() => (b.textContent = "Copy"), 2000);
+  });
+}`;
+
+/** The settings frame. */
+export function Shell(props: ShellProps) {
+  return (
+    <div class="settings">
+      <link rel="stylesheet" href="/settings.css" />
+      <header class="topbar">
+        <a class="brand" href="/settings/keys">CAD Configurator</a>
+        <span class="partner">{props.partnerName}</span>
+        <span class="who">
+          {props.account.email} · {props.account.role}
+        </span>
+        <form method="post" action="/auth/signout" class="inline">
+          <input type="hidden" name="_csrf" value={props.csrf} />
+          <button type="submit" class="link">Sign out</button>
+        </form>
+      </header>
+      <div class="layout">
+        <nav class="sidenav" aria-label="Settings">
+          {SECTIONS.map(([id, label, href]) => (
+            <a href={href} aria-current={id === props.section ? "page" : undefined}>{label}</a>
+          ))}
+        </nav>
+        <main class="content">{props.children}</main>
+      </div>
+      <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: COPY_SCRIPT }} />
+    </div>
+  );
+}
+
+/** The hidden synchronizer-token field every settings form carries. */
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+/** A form-level error message (or nothing). */
+export function ErrorBox({ error }: { error?: string | null }) {
+  return error ? <p class="error" role="alert">{error}</p> : null;
+}
+
+/** A notice after a successful action (or nothing). */
+export function Notice({ text }: { text?: string | null }) {
+  return text ? <p class="notice" role="status">{text}</p> : null;
+}
+
+/** A code block with a copy button (the button appears when JavaScript runs). */
+export function Snippet({ id, title, code }: { id: string; title: string; code: string }) {
+  return (
+    <div class="snippet">
+      <div class="snippet-head">
+        <span>{title}</span>
+        <button type="button" class="small" data-copy={id} hidden>Copy</button>
+      </div>
+      <pre id={id}>{code}</pre>
+    </div>
+  );
+}
+
+/** A date and time in UTC, or a dash. */
+export function When({ ms }: { ms: number | null | undefined }) {
+  if (!ms) return <span class="muted">—</span>;
+  const iso = new Date(ms).toISOString();
+  return <time dateTime={iso}>{iso.slice(0, 16).replace("T", " ")} UTC</time>;
+}
+
+/** A ratio as a percentage, or a dash. */
+export function percent(r: number | null): string {
+  return r === null ? "—" : `${Math.round(r * 100)} %`;
+}

@@ -1,0 +1,397 @@
+/**
+ * The configurator: provider + viewer + parameter form + status bar, used three ways:
+ * - the hosted page `/configurator/<project>?key=…` (an island; `hosted` set: tokens from the hub's
+ *   configurator endpoint, postMessage API to the one allowed parent, see docs/embedding.md),
+ * - the `<cad-configurator>` custom element (`lib/web/islands_embed.ts`),
+ * - partners' own Preact/React apps (`/sdk/v1/preact.js`).
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import ConfiguratorProvider, {
+  type ConfiguratorProviderProps,
+  useConfigurator,
+  useRender,
+  useSession,
+} from "./ConfiguratorProvider.tsx";
+import Viewer from "./Viewer.tsx";
+import ParameterForm from "./ParameterForm.tsx";
+import type { RenderError, RenderResult, SessionStatus } from "../lib/client/mod.ts";
+import type { SceneView } from "../lib/client/scene_view.ts";
+import { readTokenOrigin } from "../lib/client/token_payload.ts";
+import {
+  requestConfiguration,
+  type SignedConfiguration,
+} from "../lib/client/configuration_request.ts";
+import { EmbedBridge, resolveParentOrigin } from "../lib/client/embed_bridge.ts";
+import type { ParameterSchema } from "../lib/kernel/parameter_schema.ts";
+
+/** Events a configurator reports (the custom element re-dispatches them as DOM events). */
+export type ConfiguratorEvent =
+  | { type: "ready"; project: string; version: number; values: Record<string, unknown> }
+  | { type: "change"; values: Record<string, unknown> }
+  | { type: "rendered"; result: RenderResult }
+  | { type: "status"; tokenStatus: SessionStatus }
+  | { type: "tokenexpired"; token: string }
+  | { type: "error"; code: string; detail: string };
+
+/** Imperative handle (custom element methods, postMessage requests). */
+export interface ConfiguratorController {
+  setParameters(values: Record<string, unknown>): void;
+  getValues(): Record<string, unknown>;
+  getConfiguration(): Promise<SignedConfiguration>;
+  refreshSessionToken(): Promise<string>;
+  setSessionToken(token: string): void;
+  view(): SceneView | null;
+}
+
+/** Props of the configurator (JSON-only when used as an island). */
+export interface ConfiguratorProps {
+  keyId?: string;
+  sessionToken?: string;
+  projectKey: string;
+  hubBaseUrl?: string;
+  baseUrl?: string;
+  /** Parameter values to start from (others take their defaults). */
+  initialValues?: Record<string, unknown>;
+  /** Hosted page only: the key's allowed origins (candidates for the parent). */
+  hosted?: { allowedOrigins: string[] };
+  /** Hide the title bar (a partner page has its own heading). */
+  compact?: boolean;
+  /** Server rendering: the project's title and schema, so the first paint shows the form. */
+  title?: string;
+  schema?: ParameterSchema;
+  onEvent?: (event: ConfiguratorEvent) => void;
+  /** Receives the imperative handle once mounted. */
+  controller?: (controller: ConfiguratorController) => void;
+}
+
+/** The whole configurator. Renders a static frame on the server; the live one in the browser. */
+export default function Configurator(props: ConfiguratorProps) {
+  const inBrowser = typeof document !== "undefined";
+  const parentOrigin = useMemo(
+    () =>
+      inBrowser && props.hosted
+        ? resolveParentOrigin(globalThis as unknown as Window, props.hosted.allowedOrigins)
+        : null,
+    [],
+  );
+  if (!inBrowser) {
+    return (
+      <Frame
+        title={props.title ?? props.projectKey}
+        compact={props.compact}
+        schema={props.schema}
+        values={props.initialValues}
+      />
+    );
+  }
+  if (props.hosted && !parentOrigin) {
+    return (
+      <Frame title={props.title ?? props.projectKey} compact={props.compact}>
+        <div class="cad-notice" role="alert" data-error-code="not_embedded">
+          <strong>Open this configurator on the partner's site.</strong>
+          <span>
+            It runs only inside a page of one of its key's allowed origins, which mints its
+            sessions.
+          </span>
+        </div>
+      </Frame>
+    );
+  }
+  const providerProps: ConfiguratorProviderProps = {
+    keyId: props.keyId,
+    sessionToken: props.sessionToken,
+    projectKey: props.projectKey,
+    hubBaseUrl: props.hubBaseUrl,
+    baseUrl: props.baseUrl,
+    onTokenExpired: (d) => props.onEvent?.({ type: "tokenexpired", token: d.token }),
+  };
+  if (props.hosted && parentOrigin) {
+    providerProps.mintPath = `/configurator/${encodeURIComponent(props.projectKey)}/session-token`;
+    providerProps.mintExtras = { parentOrigin };
+  }
+  return (
+    <ConfiguratorProvider {...providerProps}>
+      <Shell {...props} parentOrigin={parentOrigin} />
+    </ConfiguratorProvider>
+  );
+}
+
+function Frame(
+  props: {
+    title: string;
+    compact?: boolean;
+    schema?: ParameterSchema;
+    values?: Record<string, unknown>;
+    children?: preact.ComponentChildren;
+  },
+) {
+  return (
+    <div class="cad-configurator" data-token-status="loading" data-render-status="idle">
+      {!props.compact && (
+        <header class="cad-bar">
+          <h1 class="cad-title">{props.title}</h1>
+        </header>
+      )}
+      <div class="cad-body">
+        <div class="cad-stage">
+          {props.children ?? (
+            <div class="cad-viewer" data-state="empty">
+              <div class="cad-viewer__overlay">
+                <span class="cad-spinner" aria-hidden="true" />
+                <span>Loading model…</span>
+              </div>
+            </div>
+          )}
+        </div>
+        <aside class="cad-panel">
+          {props.schema && (
+            <ParameterForm
+              schema={props.schema}
+              values={props.values ?? {}}
+              onChange={() => {}}
+              disabled
+            />
+          )}
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
+  const { session, hubBaseUrl } = useConfigurator();
+  const { tokenStatus, refreshing } = useSession();
+  const { status, result, error, budgetRemaining, render, project, projectError } = useRender();
+  const [values, setValues] = useState<Record<string, unknown>>({ ...props.initialValues });
+  const valuesRef = useRef(values);
+  const viewRef = useRef<SceneView | null>(null);
+  const emit = props.onEvent;
+  const bridgeRef = useRef<EmbedBridge | null>(null);
+
+  const apply = (next: Record<string, unknown>, announce: boolean) => {
+    valuesRef.current = next;
+    setValues(next);
+    render(next);
+    if (announce) {
+      emit?.({ type: "change", values: next });
+      bridgeRef.current?.send({ type: "cad:change", values: next });
+    }
+  };
+
+  const controller: ConfiguratorController = {
+    setParameters(v) {
+      apply({ ...valuesRef.current, ...v }, true);
+    },
+    getValues: () => ({ ...valuesRef.current }),
+    async getConfiguration() {
+      if (!project) throw new Error("the project is not loaded yet");
+      const token = await session.getToken();
+      return await requestConfiguration(hubBaseUrl, token, valuesRef.current, project.version);
+    },
+    refreshSessionToken: () => session.refreshSessionToken(),
+    setSessionToken: (t) => session.setSessionToken(t),
+    view: () => viewRef.current,
+  };
+  const controllerRef = useRef(controller);
+  controllerRef.current = controller;
+
+  // First render once the project is here; the values start from the schema's defaults.
+  useEffect(() => {
+    if (!project?.schema) return;
+    const start: Record<string, unknown> = {};
+    for (const p of project.schema.parameters) start[p.name] = p.default;
+    const merged = { ...start, ...valuesRef.current };
+    apply(merged, false);
+    props.controller?.({
+      setParameters: (v) => controllerRef.current.setParameters(v),
+      getValues: () => controllerRef.current.getValues(),
+      getConfiguration: () => controllerRef.current.getConfiguration(),
+      refreshSessionToken: () => controllerRef.current.refreshSessionToken(),
+      setSessionToken: (t) => controllerRef.current.setSessionToken(t),
+      view: () => viewRef.current,
+    });
+    emit?.({ type: "ready", project: project.slug, version: project.version, values: merged });
+    if (props.parentOrigin) {
+      const bridge = new EmbedBridge(globalThis as unknown as Window, props.parentOrigin, (msg) => {
+        if (msg.type === "cad:setParameters") controllerRef.current.setParameters(msg.values);
+        else {
+          controllerRef.current.getConfiguration().then(
+            (c) => bridge.send({ type: "cad:configuration", requestId: msg.requestId, ...c }),
+            (err) =>
+              bridge.send({
+                type: "cad:configuration",
+                requestId: msg.requestId,
+                error: err instanceof Error ? err.message : String(err),
+              }),
+          );
+        }
+      });
+      bridgeRef.current = bridge;
+      bridge.send({
+        type: "cad:ready",
+        project: project.slug,
+        version: project.version,
+        values: merged,
+      });
+      return () => bridge.dispose();
+    }
+  }, [project]);
+
+  useEffect(() => {
+    if (!result) return;
+    emit?.({ type: "rendered", result });
+    bridgeRef.current?.send({
+      type: "cad:rendered",
+      dagHash: result.dagHash,
+      meshes: result.parts.map((p) => p.mesh.hash),
+      bbox: result.bbox,
+      triangles: result.triangles,
+      values: result.values,
+    });
+  }, [result]);
+
+  useEffect(() => {
+    emit?.({ type: "status", tokenStatus });
+  }, [tokenStatus]);
+
+  const shown = explain(error ?? projectError, tokenStatus);
+  useEffect(() => {
+    if (shown) emit?.({ type: "error", code: shown.code, detail: shown.detail });
+  }, [shown?.code, shown?.detail]);
+
+  const loading = !shown && (status === "rendering" || (!result && status !== "error"));
+  return (
+    <div
+      class="cad-configurator"
+      data-token-status={tokenStatus.state}
+      data-render-status={status}
+      data-dag-hash={result?.dagHash ?? ""}
+      data-error-code={shown?.code ?? ""}
+    >
+      {!props.compact && (
+        <header class="cad-bar">
+          <h1 class="cad-title">{project?.title ?? props.projectKey}</h1>
+          <StatusPill status={tokenStatus} refreshing={refreshing} refused={refused(shown)} />
+        </header>
+      )}
+      <div class="cad-body">
+        <div class="cad-stage">
+          <Viewer
+            result={result}
+            loading={loading}
+            loadingText={project?.mode === "python"
+              ? "Starting the design runtime (a few seconds the first time)…"
+              : undefined}
+            error={shown}
+            onView={(v) => (viewRef.current = v)}
+          />
+        </div>
+        <aside class="cad-panel">
+          {project?.schema
+            ? (
+              <ParameterForm
+                schema={project.schema}
+                values={values}
+                onChange={(name, v) => apply({ ...valuesRef.current, [name]: v }, true)}
+              />
+            )
+            : <div class="cad-panel__placeholder">Loading parameters…</div>}
+        </aside>
+      </div>
+      <footer class="cad-foot">
+        {props.compact && (
+          <StatusPill status={tokenStatus} refreshing={refreshing} refused={refused(shown)} />
+        )}
+        <span class="cad-foot__item" data-budget={budgetRemaining ?? ""}>
+          {typeof budgetRemaining === "number"
+            ? `${budgetRemaining} renders left`
+            : budgetRemaining === null
+            ? "Unlimited renders"
+            : ""}
+        </span>
+        {result && (
+          <span class="cad-foot__item">
+            {result.triangles.toLocaleString("en")} triangles · {bboxText(result)}
+          </span>
+        )}
+      </footer>
+    </div>
+  );
+}
+
+/** Whether the error means the session cannot be used here at all. */
+function refused(shown: { code: string } | null): boolean {
+  return shown !== null && REFUSED.has(shown.code);
+}
+
+const REFUSED = new Set([
+  "origin_mismatch",
+  "origin_not_allowed",
+  "token_revoked",
+  "invalid_token",
+  "key_revoked",
+  "unknown_key",
+  "budget_exhausted",
+]);
+
+function StatusPill(
+  { status, refreshing, refused }: { status: SessionStatus; refreshing: boolean; refused: boolean },
+) {
+  if (refused) {
+    return (
+      <span class="cad-pill cad-pill--error" data-token-pill={status.state}>
+        <span class="cad-pill__dot" aria-hidden="true" />
+        Not available
+      </span>
+    );
+  }
+  const text = status.state === "ready"
+    ? refreshing ? "Live · renewing" : "Live"
+    : status.state === "provided"
+    ? "Live · partner session"
+    : status.state === "loading"
+    ? "Connecting…"
+    : "Offline";
+  return (
+    <span class={`cad-pill cad-pill--${status.state}`} data-token-pill={status.state}>
+      <span class="cad-pill__dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}
+
+function bboxText(result: RenderResult): string {
+  const d = result.bbox.max.map((m, i) => Math.round(m - result.bbox.min[i]));
+  return `${d[0]} × ${d[1]} × ${d[2]} mm`;
+}
+
+/** The error to show, with a message that says what happened and what to do. */
+function explain(
+  error: RenderError | null,
+  tokenStatus: SessionStatus,
+): { code: string; detail: string; title?: string } | null {
+  const here = globalThis.location?.origin;
+  if (tokenStatus.state === "provided") {
+    const bound = readTokenOrigin(tokenStatus.token);
+    if (error && bound && here && bound !== here) {
+      return {
+        code: "origin_mismatch",
+        detail:
+          `This session token was issued for ${bound}, so the render service refuses it on ${here}. ` +
+          `Mint the token for this page's origin.`,
+      };
+    }
+  }
+  if (tokenStatus.state === "error") {
+    const code = tokenStatus.code ?? "mint_failed";
+    return {
+      code,
+      title: code === "network_error" ? "This site could not start a session" : undefined,
+      detail: code === "network_error"
+        ? `No session could be started: ${here} may not be an allowed origin of this key, or the hub is unreachable.`
+        : tokenStatus.error,
+    };
+  }
+  if (!error || error.code === "aborted") return null;
+  return { code: error.code, detail: error.detail };
+}

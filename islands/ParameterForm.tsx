@@ -1,0 +1,217 @@
+/**
+ * The parameter form island, generated from `parameters.schema.json` (validated into a
+ * `ParameterSchema`): Int/Float as slider + number input (step, unit), Bool as a toggle, Enum as
+ * a select, Color as swatches plus a picker; labels, descriptions, groups in schema order, and a
+ * validation message under a field whose typed value the schema refuses (the same check the
+ * kernel runs, so the form never sends what the server would reject).
+ */
+import { useState } from "preact/hooks";
+import {
+  type ParameterDescriptor,
+  type ParameterSchema,
+  validateParameterValue,
+} from "../lib/kernel/parameter_schema.ts";
+import { DagError } from "../lib/kernel/dag_errors.ts";
+
+/** Props of the form. */
+export interface ParameterFormProps {
+  schema: ParameterSchema;
+  values: Record<string, unknown>;
+  onChange: (name: string, value: unknown) => void;
+  disabled?: boolean;
+}
+
+/** The form for `schema`, showing `values`. */
+export default function ParameterForm({ schema, values, onChange, disabled }: ParameterFormProps) {
+  const groups = new Map<string, ParameterDescriptor[]>();
+  for (const p of schema.parameters) {
+    const g = p.group ?? "";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(p);
+  }
+  return (
+    <form class="cad-form" onSubmit={(e) => e.preventDefault()} aria-disabled={disabled}>
+      {[...groups].map(([group, params]) => (
+        <fieldset class="cad-form__group" key={group}>
+          {group && <legend>{group}</legend>}
+          {params.map((p) => (
+            <Field
+              key={p.name}
+              param={p}
+              value={Object.hasOwn(values, p.name) ? values[p.name] : p.default}
+              onChange={(v) => onChange(p.name, v)}
+              disabled={disabled}
+            />
+          ))}
+        </fieldset>
+      ))}
+    </form>
+  );
+}
+
+interface FieldProps {
+  param: ParameterDescriptor;
+  value: unknown;
+  onChange: (value: unknown) => void;
+  disabled?: boolean;
+}
+
+function Field({ param, value, onChange, disabled }: FieldProps) {
+  const [message, setMessage] = useState<string | null>(null);
+  // What the person typed while it is invalid, so the field keeps it next to the message.
+  const [draft, setDraft] = useState<string | null>(null);
+  const id = `cad-p-${param.name}`;
+  const commit = (v: unknown, typed?: string) => {
+    try {
+      const ok = validateParameterValue(param, v);
+      setMessage(null);
+      setDraft(null);
+      onChange(ok);
+    } catch (err) {
+      setMessage(err instanceof DagError ? humanMessage(param, err) : String(err));
+      setDraft(typed ?? null);
+    }
+  };
+  let control;
+  switch (param.kind) {
+    case "Int":
+    case "Float": {
+      const step = param.step ?? (param.kind === "Int" ? 1 : undefined);
+      const num = typeof value === "number" ? value : Number(param.default);
+      control = (
+        <div class="cad-range">
+          <input
+            type="range"
+            name={param.name}
+            aria-label={param.label}
+            min={param.minimum}
+            max={param.maximum}
+            step={step ?? "any"}
+            value={num}
+            disabled={disabled}
+            onInput={(e) => commit(Number((e.currentTarget as HTMLInputElement).value))}
+          />
+          <span class="cad-number">
+            <input
+              id={id}
+              type="number"
+              inputMode="decimal"
+              min={param.minimum}
+              max={param.maximum}
+              step={step ?? "any"}
+              value={draft ?? num}
+              aria-invalid={message !== null}
+              disabled={disabled}
+              onChange={(e) => {
+                const raw = (e.currentTarget as HTMLInputElement).value;
+                commit(raw === "" ? NaN : Number(raw), raw);
+              }}
+            />
+            {param.unit && <span class="cad-unit">{param.unit}</span>}
+          </span>
+        </div>
+      );
+      break;
+    }
+    case "Bool":
+      control = (
+        <label class="cad-toggle">
+          <input
+            id={id}
+            type="checkbox"
+            role="switch"
+            checked={value === true}
+            disabled={disabled}
+            onChange={(e) => commit((e.currentTarget as HTMLInputElement).checked)}
+          />
+          <span class="cad-toggle__track" aria-hidden="true" />
+          <span class="cad-toggle__text">{value === true ? "On" : "Off"}</span>
+        </label>
+      );
+      break;
+    case "Enum":
+      control = (
+        <select
+          id={id}
+          class="cad-select"
+          value={String(value)}
+          disabled={disabled}
+          onChange={(e) => commit((e.currentTarget as HTMLSelectElement).value)}
+        >
+          {param.enum!.map((choice, i) => (
+            <option key={choice} value={choice}>{param.enumLabels?.[i] ?? choice}</option>
+          ))}
+        </select>
+      );
+      break;
+    case "Color":
+      control = (
+        <div class="cad-colors">
+          {(param.swatches ?? []).map((c) => (
+            <button
+              type="button"
+              key={c}
+              class={`cad-swatch ${c === value ? "cad-swatch--on" : ""}`}
+              title={c}
+              aria-label={`${param.label} ${c}`}
+              aria-pressed={c === value}
+              disabled={disabled}
+              data-color={c}
+              ref={(el) => {
+                if (el) el.style.background = c;
+              }}
+              onClick={() => commit(c)}
+            />
+          ))}
+          <input
+            id={id}
+            type="color"
+            class="cad-picker"
+            value={String(value)}
+            disabled={disabled}
+            onInput={(e) => commit((e.currentTarget as HTMLInputElement).value.toLowerCase())}
+          />
+        </div>
+      );
+      break;
+  }
+  return (
+    <div class={`cad-field cad-field--${param.kind.toLowerCase()}`} data-param={param.name}>
+      <div class="cad-field__head">
+        <label for={id}>{param.label}</label>
+        {(param.kind === "Int" || param.kind === "Float") && (
+          <output class="cad-field__value">
+            {formatNumber(value)}
+            {param.unit ? ` ${param.unit}` : ""}
+          </output>
+        )}
+      </div>
+      {control}
+      {param.description && <p class="cad-field__help">{param.description}</p>}
+      {message && <p class="cad-field__error" role="alert">{message}</p>}
+    </div>
+  );
+}
+
+function formatNumber(v: unknown): string {
+  return typeof v === "number" ? String(Math.round(v * 1000) / 1000) : "";
+}
+
+/** The schema check's reason in words a shopper understands. */
+function humanMessage(param: ParameterDescriptor, err: DagError): string {
+  const unit = param.unit ? ` ${param.unit}` : "";
+  switch (err.reason) {
+    case "out_of_range":
+      return `Enter a value from ${param.minimum} to ${param.maximum}${unit}.`;
+    case "bad_step":
+      return `Use steps of ${param.step}${unit} (from ${param.minimum}).`;
+    case "not_an_integer":
+      return "Enter a whole number.";
+    case "type_mismatch":
+      return "Enter a number.";
+    case "bad_color":
+      return "Pick a color such as #4a6fa5.";
+    default:
+      return err.message;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The three.js viewer island: draws a `RenderResult` (orbit controls, fit to view, lighting,
+ * per-part colors, instancing, geometry shared by mesh hash and disposed when unused — see
+ * `lib/client/scene_view.ts`), with loading and error overlays.
+ */
+import { useEffect, useRef } from "preact/hooks";
+import type { RenderError, RenderResult } from "../lib/client/mod.ts";
+import { SceneView } from "../lib/client/scene_view.ts";
+
+/** Props of the viewer. */
+export interface ViewerProps {
+  result?: RenderResult | null;
+  /** Show the loading overlay (a render or the first token is on its way). */
+  loading?: boolean;
+  /** What the overlay says before the first scene (default "Loading model…"). */
+  loadingText?: string;
+  /** Show this error over the last good scene. */
+  error?: { code: string; detail: string; title?: string } | RenderError | null;
+  /** Called once with the view (tests and benchmarks read `geometryCount`). */
+  onView?: (view: SceneView) => void;
+}
+
+/** A three.js canvas that shows `result`. */
+export default function Viewer({ result, loading, loadingText, error, onView }: ViewerProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<SceneView | null>(null);
+  useEffect(() => {
+    const v = new SceneView(host.current!);
+    view.current = v;
+    onView?.(v);
+    return () => {
+      v.dispose();
+      view.current = null;
+    };
+  }, []);
+  useEffect(() => {
+    if (result && view.current) view.current.show(result);
+  }, [result]);
+  const empty = !result;
+  return (
+    <div
+      class="cad-viewer"
+      data-state={error ? "error" : loading ? "loading" : empty ? "empty" : "ready"}
+    >
+      <div class="cad-viewer__canvas" ref={host} />
+      {loading && (
+        <div class={`cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`}>
+          <span class="cad-spinner" aria-hidden="true" />
+          <span>{empty ? loadingText ?? "Loading model…" : "Updating…"}</span>
+        </div>
+      )}
+      {error && (
+        <div class="cad-viewer__error" role="alert">
+          <strong>{("title" in error && error.title) || errorTitle(error.code)}</strong>
+          <span>{error.detail}</span>
+        </div>
+      )}
+      {result && (
+        <button
+          type="button"
+          class="cad-viewer__fit"
+          title="Fit to view"
+          onClick={() => view.current?.fit(result)}
+        >
+          Fit
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A short, human title for an error code. */
+export function errorTitle(code: string): string {
+  switch (code) {
+    case "origin_not_allowed":
+    case "origin_mismatch":
+      return "This site is not allowed to show this configurator";
+    case "network_error":
+      return "The render service could not be reached";
+    case "token_expired":
+    case "token_revoked":
+    case "invalid_token":
+      return "The session has ended";
+    case "budget_exhausted":
+      return "The render budget of this session is spent";
+    case "unknown_key":
+    case "key_revoked":
+      return "This configurator's key is not valid";
+    case "project_not_allowed":
+      return "This project is not available here";
+    case "invalid_parameters":
+      return "A value is not valid";
+    case "python_load_failed":
+      return "The design runtime could not start";
+    case "design_error":
+      return "The design could not be built with these values";
+    default:
+      return "Something went wrong";
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * A render response turned into what a viewer draws: parts that hold decoded meshes. Meshes the
+ * client already held (`omitted`) come from the geometry cache; new ones are decoded and cached.
+ * Held meshes are looked up before new ones are stored, so storing cannot evict a mesh this very
+ * scene needs, and the result keeps its own references, so a later eviction never breaks a scene
+ * that is on screen.
+ *
+ * Runs in browsers: no Deno APIs here.
+ */
+
+import type { RenderResponse } from "../kernel/render.ts";
+import type { BoundingBox } from "../kernel/scene.ts";
+import type { GeometryCache } from "./geometry_cache.ts";
+import { type DecodedMesh, decodeMesh } from "./mesh_decode.ts";
+import { isRecord } from "./problem.ts";
+
+/** One part of a rendered scene. */
+export interface RenderedPart {
+  name: string;
+  /** `#rrggbb`. */
+  color: string;
+  /** The part's geometry (shared by parts with identical geometry). */
+  mesh: DecodedMesh;
+  /** Column-major 4×4 transforms, one per drawn instance. */
+  instances: number[][];
+}
+
+/** A rendered scene, ready to draw. */
+export interface RenderResult {
+  /** The parameter values this scene was rendered for. */
+  values: Record<string, unknown>;
+  project: string;
+  version: number;
+  kernel: string;
+  kernelVersion: string;
+  /** SHA-256 of the canonical finished DAG. */
+  dagHash: string;
+  /** Where the server found the scene: `l1`, `l2` or `miss`. */
+  cache: string;
+  /** The token's renders left after this one; null when unlimited. */
+  budgetRemaining: number | null;
+  parts: RenderedPart[];
+  bbox: BoundingBox;
+  triangles: number;
+  volume: number;
+  /** Mesh hashes whose data came with this response. */
+  downloaded: string[];
+  /** Mesh hashes the server left out because the client held them. */
+  reused: string[];
+}
+
+/** What `assembleResult` gives: the result, or the meshes that could not be found. */
+export type AssembledResult =
+  | { ok: true; result: RenderResult }
+  | { ok: false; missing: string[] };
+
+/**
+ * Builds a `RenderResult` from a render response, decoding new meshes into `cache`. When a mesh
+ * the scene needs is neither in the response nor in the cache (the cache was cleared meanwhile),
+ * returns the missing hashes instead, so the caller can ask again without claiming them. Throws
+ * `TypeError` when the response does not have the documented shape or a mesh does not decode.
+ *
+ * @example
+ * ```ts
+ * const assembled = assembleResult(await res.json(), cache, values);
+ * if (assembled.ok) draw(assembled.result.parts);
+ * ```
+ */
+export function assembleResult(
+  response: unknown,
+  cache: GeometryCache,
+  values: Record<string, unknown>,
+): AssembledResult {
+  const body = checkShape(response);
+  const needed = new Set(body.scene.parts.map((part) => part.mesh));
+  const meshes = new Map<string, DecodedMesh>();
+  const reused: string[] = [];
+  const missing: string[] = [];
+  for (const hash of needed) {
+    if (Object.hasOwn(body.meshes, hash)) continue;
+    const held = cache.get(hash);
+    if (held) {
+      meshes.set(hash, held);
+      reused.push(hash);
+    } else {
+      missing.push(hash);
+    }
+  }
+  if (missing.length > 0) return { ok: false, missing };
+  const downloaded: string[] = [];
+  for (const [hash, encoded] of Object.entries(body.meshes)) {
+    const mesh = decodeMesh(hash, encoded);
+    cache.set(hash, mesh);
+    meshes.set(hash, mesh);
+    downloaded.push(hash);
+  }
+  return {
+    ok: true,
+    result: {
+      values,
+      project: body.project,
+      version: body.version,
+      kernel: body.kernel,
+      kernelVersion: body.kernelVersion,
+      dagHash: body.dagHash,
+      cache: body.cache,
+      budgetRemaining: body.budget.remaining,
+      parts: body.scene.parts.map((part) => ({
+        name: part.name,
+        color: part.color,
+        mesh: meshes.get(part.mesh)!,
+        instances: part.instances,
+      })),
+      bbox: body.scene.bbox,
+      triangles: body.scene.triangles,
+      volume: body.scene.volume,
+      downloaded,
+      reused,
+    },
+  };
+}
+
+/** Checks the members this module reads; the server is trusted for the rest. */
+function checkShape(value: unknown): RenderResponse {
+  const fail = (what: string): never => {
+    throw new TypeError(`the render response ${what}`);
+  };
+  if (!isRecord(value)) fail("is not an object");
+  const body = value as Record<string, unknown>;
+  if (!isRecord(body.scene) || !Array.isArray(body.scene.parts)) fail("has no scene.parts");
+  if (!isRecord(body.meshes)) fail("has no meshes");
+  if (!isRecord(body.budget)) fail("has no budget");
+  const remaining = (body.budget as Record<string, unknown>).remaining;
+  if (remaining !== null && typeof remaining !== "number") fail("has a bad budget.remaining");
+  for (const part of (body.scene as { parts: unknown[] }).parts) {
+    if (
+      !isRecord(part) || typeof part.mesh !== "string" || typeof part.name !== "string" ||
+      !Array.isArray(part.instances)
+    ) {
+      fail("has a part without name, mesh or instances");
+    }
+  }
+  return body as unknown as RenderResponse;
+}

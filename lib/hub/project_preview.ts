@@ -1,0 +1,52 @@
+/**
+ * The settings' preview of a published version: the template with every parameter at its default,
+ * evaluated by the render services' worker pool (the same evaluation renders use), summarized as
+ * bounding box, triangle count, volume and parts.
+ */
+import type { Dag } from "../kernel/dag_types.ts";
+import { validateParameterSchema } from "../kernel/parameter_schema.ts";
+import type { Scene } from "../kernel/scene.ts";
+import { substitute } from "../kernel/substitute.ts";
+import { AppError } from "../http/problem.ts";
+import { getProjectVersion } from "../store/project_versions.ts";
+
+/** What the preview shows. */
+export interface ProjectPreview {
+  version: number;
+  bbox: Scene["bbox"];
+  triangles: number;
+  volume: number;
+  parts: Array<{ name: string; color: string; instances: number }>;
+}
+
+/**
+ * Evaluates the current (or given) version of `slug` at its defaults.
+ *
+ * @example
+ * ```ts
+ * const p = await previewProject(kv, (dag) => render.evaluate(dag), "wall-bracket");
+ * p.triangles;
+ * ```
+ */
+export async function previewProject(
+  kv: Deno.Kv,
+  evaluate: (dag: Dag) => Promise<Scene>,
+  slug: string,
+  version?: number,
+): Promise<ProjectPreview> {
+  const v = await getProjectVersion(kv, slug, version);
+  if (!v) throw new AppError("unknown_project_version", `"${slug}" has no published version yet.`);
+  const dag = substitute(v.template as Dag, validateParameterSchema(v.schema), {});
+  const scene = await evaluate(dag);
+  return {
+    version: v.version,
+    bbox: scene.bbox,
+    triangles: scene.triangles,
+    volume: scene.volume,
+    parts: scene.parts.map((p) => ({
+      name: p.name,
+      color: p.color,
+      instances: p.instances.length,
+    })),
+  };
+}

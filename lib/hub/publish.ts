@@ -1,0 +1,138 @@
+/**
+ * Publishing a project version: validates `template.dag.json` and `parameters.schema.json`
+ * against each other and stores them as a new immutable version. Validation errors carry a JSON
+ * pointer into the document they concern (prefixed with its file name).
+ */
+import { AppError } from "../http/problem.ts";
+import { canonicalJson, sha256Hex } from "../kernel/canonical_dag.ts";
+import { DagError } from "../kernel/dag_errors.ts";
+import { validateDag } from "../kernel/dag_validate.ts";
+import { assertTemplateParameters, validateParameterSchema } from "../kernel/parameter_schema.ts";
+import { templateHash, templateShape } from "../kernel/template_instance.ts";
+import { getProject } from "../store/projects.ts";
+import {
+  type ProjectMode,
+  type ProjectVersionMeta,
+  publishProjectVersion,
+} from "../store/project_versions.ts";
+
+/**
+ * The documents of a version, as parsed JSON: a template and its schema (mode `template`, the
+ * default), or the design's Python source and its schema (mode `python`, docs/design.md).
+ */
+export interface ProjectDocuments {
+  template?: unknown;
+  schema: unknown;
+  mode?: ProjectMode;
+  /** The design's Python source (`design.py`); python mode only. */
+  source?: string;
+}
+
+/** Largest Python design source accepted, in UTF-16 code units. */
+export const MAX_DESIGN_SOURCE = 256 * 1024;
+
+/**
+ * The ETag of a version's documents: SHA-256 of the canonical JSON of what is published.
+ *
+ * @example
+ * ```ts
+ * await versionEtag({ template, schema }); // "9c0e…"
+ * ```
+ */
+export function versionEtag(docs: ProjectDocuments): Promise<string> {
+  return sha256Hex(
+    canonicalJson(
+      docs.mode === "python"
+        ? { mode: "python", schema: docs.schema, source: docs.source }
+        : { template: docs.template, schema: docs.schema },
+    ),
+  );
+}
+
+/**
+ * Validates and publishes a new version of `slug` owned by `partnerId` (when given).
+ *
+ * @example
+ * ```ts
+ * const { version } = await publishProject(kv, "wall-bracket", { template, schema });
+ * ```
+ */
+export async function publishProject(
+  kv: Deno.Kv,
+  slug: string,
+  docs: ProjectDocuments,
+  options: { partnerId?: string; now?: number } = {},
+): Promise<ProjectVersionMeta> {
+  const project = await getProject(kv, slug);
+  if (!project || (options.partnerId !== undefined && project.partnerId !== options.partnerId)) {
+    throw new AppError("unknown_project_version", `No project "${slug}" to publish to.`);
+  }
+  const schema = inFile("parameters.schema.json", () => validateParameterSchema(docs.schema));
+  if (docs.mode === "python") return await publishPython(kv, slug, docs, options.now);
+  const template = inFile("template.dag.json", () => {
+    const dag = validateDag(docs.template);
+    assertTemplateParameters(dag, schema);
+    // A template carries slots, not values: a stray `value` would pin a parameter forever.
+    return templateShape(dag);
+  });
+  const hash = await templateHash(template);
+  const etag = await versionEtag({ template, schema: docs.schema });
+  return await publishProjectVersion(kv, {
+    slug,
+    mode: docs.mode ?? "template",
+    template,
+    schema: docs.schema,
+    templateHash: hash,
+    etag,
+  }, options.now);
+}
+
+/** A python-mode version: the schema (already validated) and the design source, no template. */
+async function publishPython(
+  kv: Deno.Kv,
+  slug: string,
+  docs: ProjectDocuments,
+  now?: number,
+): Promise<ProjectVersionMeta> {
+  const source = docs.source;
+  if (typeof source !== "string" || source.trim() === "") {
+    throw new AppError("validation_failed", "design.py: a python-mode project needs its source.", {
+      extensions: { file: "design.py", pointer: "" },
+    });
+  }
+  if (source.length > MAX_DESIGN_SOURCE) {
+    throw new AppError("validation_failed", `design.py: at most ${MAX_DESIGN_SOURCE} characters.`, {
+      extensions: { file: "design.py", pointer: "" },
+    });
+  }
+  if (docs.template !== undefined && docs.template !== null) {
+    throw new AppError(
+      "validation_failed",
+      "template.dag.json: a python-mode project has no template (its DAGs come from design.py).",
+      { extensions: { file: "template.dag.json", pointer: "" } },
+    );
+  }
+  return await publishProjectVersion(kv, {
+    slug,
+    mode: "python",
+    template: null,
+    schema: docs.schema,
+    source,
+    // Nothing to be an instance of: the hash identifies the design source instead.
+    templateHash: await sha256Hex(source),
+    etag: await versionEtag({ mode: "python", schema: docs.schema, source }),
+  }, now);
+}
+
+function inFile<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof DagError) {
+      throw new AppError(err.code, `${file}: ${err.message}`, {
+        extensions: { file, pointer: err.pointer, reason: err.reason },
+      });
+    }
+    throw err;
+  }
+}

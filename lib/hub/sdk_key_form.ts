@@ -1,0 +1,57 @@
+/**
+ * The settings form of a key, as submitted: origins one per line, projects as checkboxes, TTLs in
+ * minutes, an optional budget. Turns it into the lifecycle's input (lib/hub/sdk_keys.ts validates).
+ */
+import { AppError } from "../http/problem.ts";
+import type { CreateSdkKeyInput, SdkKeyView } from "./sdk_keys.ts";
+
+/** The form's raw values (what a re-shown form is filled with). */
+export interface SdkKeyFormValues {
+  label: string;
+  origins: string;
+  projects: string[];
+  defaultTtlMinutes: string;
+  maxTtlMinutes: string;
+  budget: string;
+}
+
+/** The form values that show an existing key. */
+export function formValuesOf(key: SdkKeyView): SdkKeyFormValues {
+  return {
+    label: key.label,
+    origins: key.allowedOrigins.join("\n"),
+    projects: key.allowedProjects,
+    defaultTtlMinutes: String(key.defaultTtlSeconds / 60),
+    maxTtlMinutes: String(key.maxTtlSeconds / 60),
+    budget: key.budget === null ? "" : String(key.budget),
+  };
+}
+
+/** The lifecycle input for submitted values; throws `validation_failed` on non-numbers. */
+export function keyInputFromForm(partnerId: string, v: SdkKeyFormValues): CreateSdkKeyInput {
+  return {
+    partnerId,
+    label: v.label,
+    // One per line; blank lines are ignored, everything else is validated as typed.
+    allowedOrigins: v.origins.split(/\r?\n/).filter((line) => line !== ""),
+    allowedProjects: v.projects,
+    defaultTtlSeconds: minutes("default TTL", v.defaultTtlMinutes),
+    maxTtlSeconds: minutes("max TTL", v.maxTtlMinutes),
+    budget: v.budget.trim() === "" ? null : whole("budget", v.budget),
+  };
+}
+
+function minutes(name: string, text: string): number {
+  return whole(name, text) * 60;
+}
+
+function whole(name: string, text: string): number {
+  const t = text.trim();
+  if (!/^\d{1,10}$/.test(t)) {
+    throw new AppError(
+      "validation_failed",
+      `The ${name} must be a whole number, not "${t.slice(0, 20)}".`,
+    );
+  }
+  return Number(t);
+}

@@ -1,0 +1,114 @@
+/** GET/POST /auth/signup — create an account (a new partner, or join one through an invitation). */
+import { signUp } from "@/lib/auth/accounts.ts";
+import { readForm } from "@/lib/auth/settings_session.ts";
+import { formError, startSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
+import { PASSWORD_LENGTH } from "@/lib/auth/password.ts";
+import { AppError } from "@/lib/http/problem.ts";
+import { getInvite } from "@/lib/store/accounts_invites.ts";
+import { getPartner } from "@/lib/store/partners.ts";
+import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+
+interface SignUpData {
+  email: string;
+  partnerName: string;
+  invite?: { token: string; partnerName: string; role: string; email: string };
+  error?: string;
+}
+
+async function inviteView(kv: Deno.Kv, token: string) {
+  const entry = token ? await getInvite(kv, token) : null;
+  if (!entry) return undefined;
+  const partner = await getPartner(kv, entry.value.partnerId);
+  return {
+    token,
+    partnerName: partner?.name ?? "",
+    role: entry.value.role,
+    email: entry.value.email,
+  };
+}
+
+export const handler: Handlers = {
+  async GET(ctx) {
+    const token = ctx.req.query("invite") ?? "";
+    const invite = await inviteView(ctx.var.deps.kv, token);
+    if (token && !invite) {
+      throw new AppError("invite_invalid", "This invitation link is unknown, used or expired.");
+    }
+    return page<SignUpData>({ email: invite?.email ?? "", partnerName: "", invite }, "Sign up");
+  },
+  async POST(ctx) {
+    const { kv, clock } = ctx.var.deps;
+    const form = await readForm(ctx);
+    const input = {
+      email: form.text("email"),
+      password: form.text("password"),
+      partnerName: form.text("partnerName"),
+      inviteToken: form.text("invite") || undefined,
+    };
+    try {
+      const account = await signUp(kv, input, clock());
+      return await startSessionAndRedirect(ctx, account, "/settings/keys");
+    } catch (err) {
+      const error = formError(err);
+      const invite = input.inviteToken ? await inviteView(kv, input.inviteToken) : undefined;
+      return {
+        ...page<SignUpData>(
+          { email: input.email, partnerName: input.partnerName, invite, error },
+          "Sign up",
+        ),
+        status: err instanceof AppError ? err.status : 422,
+      };
+    }
+  },
+};
+
+export default function SignUp({ data }: PageProps<SignUpData>) {
+  return (
+    <main class="auth">
+      <link rel="stylesheet" href="/settings.css" />
+      <h1>{data.invite ? `Join ${data.invite.partnerName}` : "Create your partner account"}</h1>
+      <p class="muted">
+        {data.invite
+          ? `You were invited as ${data.invite.role}.`
+          : "The first account of a company creates its partner and becomes its owner."}
+      </p>
+      <section class="card">
+        {data.error ? <p class="error" role="alert">{data.error}</p> : null}
+        <form method="post" action="/auth/signup" class="stack">
+          {data.invite ? <input type="hidden" name="invite" value={data.invite.token} /> : (
+            <label>
+              Company name
+              <input
+                type="text"
+                name="partnerName"
+                required
+                maxLength={200}
+                value={data.partnerName}
+              />
+            </label>
+          )}
+          <label>
+            Email
+            <input type="email" name="email" required autocomplete="username" value={data.email} />
+          </label>
+          <label>
+            Password
+            <span class="hint">At least {PASSWORD_LENGTH.min} characters.</span>
+            <input
+              type="password"
+              name="password"
+              required
+              minLength={PASSWORD_LENGTH.min}
+              maxLength={PASSWORD_LENGTH.max}
+              autocomplete="new-password"
+            />
+          </label>
+          <div class="actions">
+            <button type="submit">Create account</button>
+            <a href="/auth/signin">I have an account</a>
+          </div>
+        </form>
+      </section>
+    </main>
+  );
+}

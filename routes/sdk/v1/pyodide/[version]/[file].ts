@@ -1,0 +1,15 @@
+/** GET /sdk/v1/pyodide/<version>/<file> — the Pyodide runtime of the Python fallback (immutable). */
+import { pyodideAsset } from "@/lib/web/sdk_assets.ts";
+import type { Handlers, RouteConfig } from "@/lib/web/context.ts";
+
+export const config: RouteConfig = { roles: ["hub"] };
+
+export const handler: Handlers = {
+  GET(ctx) {
+    return pyodideAsset(
+      ctx.req.param("version") ?? "",
+      ctx.req.param("file") ?? "",
+      ctx.req.header("if-none-match") ?? null,
+    );
+  },
+};

@@ -1,0 +1,11 @@
+/** GET /sdk/v1/python/<file> — the Python fallback's worker script and design package. */
+import { pythonRuntimeAsset } from "@/lib/web/sdk_assets.ts";
+import type { Handlers, RouteConfig } from "@/lib/web/context.ts";
+
+export const config: RouteConfig = { roles: ["hub"] };
+
+export const handler: Handlers = {
+  GET(ctx) {
+    return pythonRuntimeAsset(ctx.req.param("file") ?? "", ctx.req.header("if-none-match") ?? null);
+  },
+};

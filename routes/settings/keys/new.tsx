@@ -1,0 +1,45 @@
+/** GET /settings/keys/new — the form for a new key (it posts to /settings/keys). */
+import { KeyForm } from "@/components/settings/KeyForm.tsx";
+import { Shell } from "@/components/settings/Shell.tsx";
+import { partnerProjects } from "@/lib/auth/ownership.ts";
+import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
+import { TTL_BOUNDS } from "@/lib/hub/sdk_keys.ts";
+import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+
+interface NewKeyData {
+  frame: SettingsFrame;
+  projects: Array<{ slug: string; title: string }>;
+}
+
+export const handler: Handlers = {
+  async GET(ctx) {
+    const frame = await settingsFrame(ctx);
+    const projects = await partnerProjects(ctx.var.deps.kv, frame.account.partnerId);
+    return page<NewKeyData>({ frame, projects }, "New key");
+  },
+};
+
+export default function NewKey({ data, nonce }: PageProps<NewKeyData>) {
+  const values = {
+    label: "",
+    origins: "",
+    projects: data.projects.length === 1 ? [data.projects[0].slug] : [],
+    defaultTtlMinutes: String(TTL_BOUNDS.defaultTtl / 60),
+    maxTtlMinutes: String(TTL_BOUNDS.defaultMaxTtl / 60),
+    budget: "",
+  };
+  return (
+    <Shell {...data.frame} section="keys" nonce={nonce}>
+      <h1>New SDK API key</h1>
+      <section class="card">
+        <KeyForm
+          action="/settings/keys"
+          csrf={data.frame.csrf}
+          values={values}
+          projects={data.projects}
+          submit="Create key"
+        />
+      </section>
+    </Shell>
+  );
+}

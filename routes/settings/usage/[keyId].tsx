@@ -1,0 +1,160 @@
+/** GET /settings/usage/<keyId> — one key's usage; `?format=csv|json` exports the day buckets. */
+import { percent, Shell, When } from "@/components/settings/Shell.tsx";
+import { ownKey } from "@/lib/auth/ownership.ts";
+import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
+import { usageCsv, type UsageSummary, usageSummary } from "@/lib/hub/usage.ts";
+import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+
+interface KeyUsageData {
+  frame: SettingsFrame;
+  label: string;
+  usage: UsageSummary;
+}
+
+export const handler: Handlers = {
+  async GET(ctx) {
+    const { kv } = ctx.var.deps;
+    await ctx.var.deps.usage?.flush();
+    const frame = await settingsFrame(ctx);
+    const key = await ownKey(kv, ctx.get("account")!, ctx.req.param("keyId") ?? "");
+    const usage = await usageSummary(kv, key.keyId);
+    const format = ctx.req.query("format");
+    const name = `usage-${key.keyId}`;
+    if (format === "csv") {
+      return new Response(usageCsv(key.keyId, usage.rows), {
+        headers: {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="${name}.csv"`,
+          "cache-control": "no-store",
+        },
+      });
+    }
+    if (format === "json") {
+      const { rows, ...summary } = usage;
+      return Response.json({ ...summary, label: key.label, rows }, {
+        headers: {
+          "content-disposition": `attachment; filename="${name}.json"`,
+          "cache-control": "no-store",
+        },
+      });
+    }
+    return page<KeyUsageData>({ frame, label: key.label, usage }, `Usage · ${key.label}`);
+  },
+};
+
+export default function KeyUsage({ data, nonce }: PageProps<KeyUsageData>) {
+  const u = data.usage;
+  return (
+    <Shell {...data.frame} section="usage" nonce={nonce}>
+      <div class="page-head">
+        <h1>Usage · {data.label}</h1>
+        <div class="actions">
+          <a class="button" href={`/settings/usage/${u.keyId}?format=csv`}>Export CSV</a>
+          <a class="button" href={`/settings/usage/${u.keyId}?format=json`}>Export JSON</a>
+        </div>
+      </div>
+      <p class="muted">
+        keyId <code>{u.keyId}</code> · last used <When ms={u.lastUsedAt} />
+      </p>
+      <div class="stats" id="usage-stats">
+        <div class="stat" data-stat="mints-ok">
+          <b>{u.mintsOk}</b>
+          <span>mints ok</span>
+        </div>
+        <div class="stat" data-stat="mints-denied">
+          <b>{u.mintsDenied}</b>
+          <span>mints denied</span>
+        </div>
+        <div class="stat" data-stat="renders">
+          <b>{u.renders}</b>
+          <span>renders</span>
+        </div>
+        <div class="stat" data-stat="renders-denied">
+          <b>{u.rendersDenied}</b>
+          <span>renders refused</span>
+        </div>
+        <div class="stat" data-stat="budget-exhausted">
+          <b>{u.budgetExhausted}</b>
+          <span>budget exhausted</span>
+        </div>
+        <div class="stat" data-stat="cache-hit-ratio">
+          <b>{percent(u.cacheHitRatio)}</b>
+          <span>cache hit ratio</span>
+        </div>
+      </div>
+      <section class="card">
+        <h2>Successful mints by origin</h2>
+        {u.mintOrigins.length === 0 ? <p class="muted">None yet.</p> : (
+          <table class="list">
+            <tbody>
+              {u.mintOrigins.map((o) => (
+                <tr>
+                  <td>
+                    <code>{o.origin}</code>
+                  </td>
+                  <td class="num">{o.count}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section class="card">
+        <h2>Denied mints by reason</h2>
+        {u.denials.length === 0 ? <p class="muted">None.</p> : (
+          <table class="list" id="denials">
+            <thead>
+              <tr>
+                <th>Reason</th>
+                <th>Origin</th>
+                <th class="num">Count</th>
+              </tr>
+            </thead>
+            <tbody>
+              {u.denials.map((d) => (
+                <tr>
+                  <td>
+                    <a href={`/problems/${d.reason}`}>
+                      <code>{d.reason}</code>
+                    </a>
+                  </td>
+                  <td>
+                    <code>{d.origin}</code>
+                  </td>
+                  <td class="num">{d.count}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section class="card">
+        <h2>By day</h2>
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Day</th>
+              <th>Kind</th>
+              <th>Outcome</th>
+              <th>Origin / cache</th>
+              <th class="num">Count</th>
+            </tr>
+          </thead>
+          <tbody>
+            {u.rows.map((r) => (
+              <tr>
+                <td>{r.day}</td>
+                <td>{r.kind}</td>
+                <td>{r.outcome}</td>
+                <td>
+                  <code>{r.detail}</code>
+                </td>
+                <td class="num">{r.count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </Shell>
+  );
+}

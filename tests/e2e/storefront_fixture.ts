@@ -1,0 +1,148 @@
+/**
+ * The e2e setup for the configurator: the real app (hub + kernel, demo projects published) on
+ * origin A, the demo storefront (examples/storefront) on origin B with its own key, and helpers
+ * to read what a person sees (pixels of the viewer canvas).
+ */
+import type { Frame, Page } from "playwright-core";
+import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
+import { serveStorefront } from "@/examples/storefront/serve.ts";
+import { startTestServer, type TestServer } from "../_helpers/server.ts";
+
+/** A running hub and storefront. */
+export interface ShopSetup {
+  hub: TestServer;
+  /** The storefront's origin (allowed by the key). */
+  shop: string;
+  keyId: string;
+  /** The full partner key (server flow). */
+  secretKey: string;
+  project: string;
+  close(): Promise<void>;
+}
+
+/** Starts the hub (demo seeded) and a storefront whose origin the new key allows. */
+export async function startShop(
+  options: {
+    clock?: () => number;
+    defaultTtlSeconds?: number;
+    budget?: number | null;
+    project?: string;
+    storefrontTtlSeconds?: number;
+    extraOrigins?: string[];
+    /** More storefront pages (path → HTML); `{{HUB_URL}}` and `{{KEY_ID}}` are filled in. */
+    extraPages?: Record<string, string>;
+  } = {},
+): Promise<ShopSetup> {
+  const hub = await startTestServer({ env: { SEED_DEMO: "true" }, clock: options.clock });
+  const project = options.project ?? "wall-bracket";
+  // The storefront's port must be known before the key is created: reserve one.
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const shopOrigin = `http://127.0.0.1:${port}`;
+  const { key, record } = await createSdkKey(hub.deps.kv, {
+    partnerId: hub.demo!.partnerId,
+    label: "storefront",
+    allowedOrigins: [shopOrigin, ...(options.extraOrigins ?? [])],
+    allowedProjects: hub.demo!.projects,
+    defaultTtlSeconds: options.defaultTtlSeconds,
+    budget: options.budget ?? null,
+  });
+  const shop = await serveStorefront({
+    hubUrl: hub.url,
+    keyId: record.keyId,
+    project,
+    secretKey: key,
+    ttlSeconds: options.storefrontTtlSeconds,
+    port,
+    extraPages: Object.fromEntries(
+      Object.entries(options.extraPages ?? {}).map(([path, html]) => [
+        path,
+        html.replaceAll("{{HUB_URL}}", hub.url).replaceAll("{{KEY_ID}}", record.keyId),
+      ]),
+    ),
+  });
+  return {
+    hub,
+    shop: shop.origin,
+    keyId: record.keyId,
+    secretKey: key,
+    project,
+    async close() {
+      await shop.shutdown();
+      await hub.close();
+    },
+  };
+}
+
+/** Pixels of the configurator's canvas that differ from the viewer background. */
+export function modelPixels(target: Page | Frame): Promise<{ drawn: number; total: number }> {
+  return target.evaluate(() => {
+    const doc = document;
+    const host = doc.querySelector("cad-configurator");
+    const root: ParentNode = host?.shadowRoot ?? doc;
+    const gl = root.querySelector("canvas") as HTMLCanvasElement;
+    const c = document.createElement("canvas");
+    c.width = gl.width;
+    c.height = gl.height;
+    const ctx = c.getContext("2d")!;
+    ctx.drawImage(gl, 0, 0);
+    const data = ctx.getImageData(0, 0, c.width, c.height).data;
+    // The viewer background is #eef1f5.
+    let drawn = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const d = Math.abs(data[i] - 0xee) + Math.abs(data[i + 1] - 0xf1) +
+        Math.abs(data[i + 2] - 0xf5);
+      if (d > 24) drawn++;
+    }
+    return { drawn, total: c.width * c.height };
+  });
+}
+
+/** What the page sent to and got from the render service, in order. */
+export interface RenderExchange {
+  have: string[];
+  dagHash: string;
+  status: number;
+  meshes: string[];
+  omitted: string[];
+  sceneMeshes: string[];
+}
+
+/** Records every render request the page makes and its answer. */
+export function recordRenders(page: Page): RenderExchange[] {
+  const log: RenderExchange[] = [];
+  page.on("response", async (res) => {
+    if (!res.url().includes("/v1/kernels/") || res.request().method() !== "POST") return;
+    const sent = JSON.parse(res.request().postData() ?? "{}");
+    let body: Record<string, unknown> = {};
+    try {
+      body = await res.json();
+    } catch {
+      // aborted or unreadable
+    }
+    const scene = body.scene as { parts?: Array<{ mesh: string }> } | undefined;
+    log.push({
+      have: sent.have ?? [],
+      dagHash: String(body.dagHash ?? ""),
+      status: res.status(),
+      meshes: Object.keys((body.meshes as Record<string, unknown>) ?? {}),
+      omitted: (body.omitted as string[]) ?? [],
+      sceneMeshes: (scene?.parts ?? []).map((p) => p.mesh),
+    });
+  });
+  return log;
+}
+
+/** Polls `check` until it is true (or throws after `timeoutMs`). */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
+import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
+import { startTestServer } from "../_helpers/server.ts";
+
+const SHOP = "https://shop.example.com";
+
+async function setup() {
+  const server = await startTestServer({ env: { SEED_DEMO: "true" } });
+  const { record } = await createSdkKey(server.deps.kv, {
+    partnerId: server.demo!.partnerId,
+    label: "iframe",
+    allowedOrigins: [SHOP, "http://localhost:3000"],
+    allowedProjects: ["wall-bracket"],
+  });
+  return { server, keyId: record.keyId };
+}
+
+Deno.test("configurator page - framable only by the key's allowed origins; islands booted", async () => {
+  const { server, keyId } = await setup();
+  try {
+    const res = await fetch(`${server.url}/configurator/wall-bracket?key=${keyId}`);
+    assert.equal(res.status, 200);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, new RegExp(`frame-ancestors ${SHOP} http://localhost:3000(;|$)`));
+    assert.match(csp, /script-src 'self' 'nonce-[0-9a-f]{32}'/);
+    assert.equal(res.headers.get("x-frame-options"), null);
+    const html = await res.text();
+    assert.match(html, /<!--island:Configurator:0-->/);
+    // Server-rendered first paint: the title and the generated form (disabled until hydrated).
+    assert.match(html, /<h1 class="cad-title">Wall shelf bracket<\/h1>/);
+    assert.match(html, /data-param="width"/);
+    assert.match(html, /<script type="application\/json" id="__islands"/);
+    assert.match(html, /<script type="module" src="\/build\/boot-[0-9a-f]{12}\.js"/);
+    assert.ok(!html.includes("sdk_"), "no secret-shaped value in the page");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("configurator page - refusals are HTML pages with the problem code", async () => {
+  const { server, keyId } = await setup();
+  try {
+    const table: Array<[string, number, string]> = [
+      [`/configurator/wall-bracket`, 401, "unknown_key"],
+      [`/configurator/wall-bracket?key=abc`, 401, "unknown_key"],
+      [`/configurator/vase?key=${keyId}`, 403, "project_not_allowed"],
+    ];
+    for (const [path, status, code] of table) {
+      const res = await fetch(server.url + path);
+      assert.equal(res.status, status, path);
+      assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+      assert.match(await res.text(), new RegExp(`data-error-code="${code}"`));
+    }
+    await updateSdkKey(server.deps.kv, keyId, (r) => ({ ...r, revokedAt: Date.now() }));
+    await new Promise((r) => setTimeout(r, 2100)); // the mint path's key cache holds 2 s
+    const res = await fetch(`${server.url}/configurator/wall-bracket?key=${keyId}`);
+    assert.equal(res.status, 401);
+    assert.match(await res.text(), /data-error-code="key_revoked"/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("configurator mint - same-origin hub pages only, parent must be allowed, token bound to the hub", async () => {
+  const { server, keyId } = await setup();
+  const url = `${server.url}/configurator/wall-bracket/session-token`;
+  const post = (origin: string | null, body: unknown) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(origin ? { origin } : {}) },
+      body: JSON.stringify(body),
+    });
+  try {
+    const body = { keyId, projectId: "wall-bracket", parentOrigin: SHOP };
+    const ok = await post(server.url, body);
+    assert.equal(ok.status, 200);
+    const { token } = await ok.json();
+    const claims = JSON.parse(atob(token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/")));
+    assert.equal(claims.origin, server.url, "bound to the hub's own origin");
+    const refusals: Array<[string | null, unknown, number, string]> = [
+      [SHOP, body, 403, "origin_not_allowed"],
+      [null, body, 403, "origin_not_allowed"],
+      [server.url, { ...body, parentOrigin: "https://evil.example" }, 403, "origin_not_allowed"],
+      [server.url, { ...body, projectId: "vase" }, 422, "validation_failed"],
+      [server.url, { ...body, extra: 1 }, 422, "validation_failed"],
+    ];
+    for (const [origin, b, status, code] of refusals) {
+      const res = await post(origin, b);
+      assert.equal(res.status, status, JSON.stringify(b));
+      assert.equal((await res.json()).code, code);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("sdk modules - stable URLs re-export the hashed build and are readable cross-origin", async () => {
+  const { server } = await setup();
+  try {
+    for (const [path, target] of [["/sdk/v1/embed.js", "embed"], ["/sdk/v1/preact.js", "sdk"]]) {
+      const res = await fetch(server.url + path, { headers: { origin: SHOP } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("access-control-allow-origin"), "*");
+      assert.match(res.headers.get("content-type") ?? "", /javascript/);
+      const text = await res.text();
+      const m = new RegExp(`export \\* from "(${server.url}/build/${target}-[0-9a-f]{12}\\.js)"`)
+        .exec(text);
+      assert.ok(m, text);
+      const bundle = await fetch(m[1]);
+      assert.equal(bundle.headers.get("access-control-allow-origin"), "*");
+      assert.match(bundle.headers.get("cache-control") ?? "", /immutable/);
+      await bundle.body?.cancel();
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("configurations - signing needs a valid token from its own origin; verify answers valid or why not", async () => {
+  const { server, keyId } = await setup();
+  try {
+    const minted = await fetch(`${server.url}/api/v1/sdk/session-tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: SHOP },
+      body: JSON.stringify({ keyId, projectId: "wall-bracket" }),
+    });
+    const { token } = await minted.json();
+    const sign = (origin: string, auth: string, body: unknown) =>
+      fetch(`${server.url}/sdk/v1/configurations`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin, authorization: auth },
+        body: JSON.stringify(body),
+      });
+    const ok = await sign(SHOP, `Bearer ${token}`, { values: { width: 80 } });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get("access-control-allow-origin"), SHOP);
+    const { configuration, payload } = await ok.json();
+    assert.equal(payload.project, "wall-bracket");
+    assert.equal(payload.values.width, 80);
+    const table: Array<[string, string, unknown, number, string]> = [
+      ["https://evil.example", `Bearer ${token}`, { values: {} }, 403, "origin_mismatch"],
+      [SHOP, "Bearer sv1.x.y", { values: {} }, 401, "invalid_token"],
+      [SHOP, `Bearer ${token}`, { values: { width: 5 } }, 422, "invalid_parameters"],
+      [SHOP, `Bearer ${token}`, { values: {}, project: "vase" }, 422, "validation_failed"],
+    ];
+    for (const [origin, auth, body, status, code] of table) {
+      const res = await sign(origin, auth, body);
+      assert.equal(res.status, status, JSON.stringify(body));
+      assert.equal((await res.json()).code, code);
+    }
+    const verify = (body: unknown) =>
+      fetch(`${server.url}/sdk/v1/configurations/verify`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    assert.deepEqual((await (await verify({ configuration })).json()).valid, true);
+    assert.deepEqual(await (await verify({ configuration: "x.y.z" })).json(), {
+      valid: false,
+      reason: "malformed",
+    });
+    const bad = await verify({});
+    assert.equal(bad.status, 422);
+    assert.equal((await bad.json()).code, "validation_failed");
+  } finally {
+    await server.close();
+  }
+});
