@@ -1,12 +1,15 @@
 /**
  * Response size: real render responses (every example project at its defaults and at a second
  * set of values, all meshes included) versus the same responses with each mesh written the naive
- * way, as JSON number arrays (`positions: [x, y, z, …]` of the Float32 values, `indices: [...]`).
- * A deterministic measurement: one render per model, no rounds.
+ * way, as JSON number arrays of the kernel's exact geometry (`positions: [x, y, z, …]` of the
+ * Float32 values, `indices: [...]`, in place of the encoded members). The exact geometry comes
+ * from evaluating the same DAG in this process (the wire positions are quantized, so decoding
+ * the response would not give it back); each response mesh is matched to it by hash. A
+ * deterministic measurement: one render per model, no rounds.
  */
 import { gzipSync } from "node:zlib";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { decodeFloat32, decodeUint32 } from "../lib/kernel/mesh_encoding.ts";
+import { evaluateDagExact, type ExactMesh } from "../lib/kernel/evaluate.ts";
 import {
   createRenderFixture,
   mintRenderHeaders,
@@ -24,16 +27,27 @@ interface MeshBytes {
   indices: number;
 }
 
-/** The response with every mesh's arrays as JSON numbers instead of base64, and mesh byte counts. */
-function asNumberArrays(text: string): { text: string; compact: MeshBytes; arrays: MeshBytes } {
+/**
+ * The response with every mesh's encoded members replaced by its exact geometry as JSON numbers,
+ * and mesh byte counts of both forms.
+ */
+function asNumberArrays(
+  text: string,
+  exact: Map<string, ExactMesh>,
+): { text: string; compact: MeshBytes; arrays: MeshBytes } {
   const body = JSON.parse(text);
   const compact = { positions: 0, indices: 0 };
   const arrays = { positions: 0, indices: 0 };
-  for (const mesh of Object.values(body.meshes) as Record<string, unknown>[]) {
-    compact.positions += (mesh.positions as string).length;
-    compact.indices += (mesh.indices as string).length;
-    mesh.positions = Array.from(decodeFloat32(mesh.positions as string));
-    mesh.indices = Array.from(decodeUint32(mesh.indices as string));
+  for (const [hash, mesh] of Object.entries(body.meshes) as [string, Record<string, unknown>][]) {
+    const geometry = exact.get(hash);
+    if (!geometry) throw new Error(`mesh ${hash} of the response is not the local evaluation's`);
+    compact.positions += JSON.stringify(mesh.positions).length + JSON.stringify(mesh.min).length +
+      JSON.stringify(mesh.scale).length;
+    compact.indices += JSON.stringify(mesh.indices).length;
+    delete mesh.min;
+    delete mesh.scale;
+    mesh.positions = Array.from(geometry.positions);
+    mesh.indices = Array.from(geometry.indices);
     arrays.positions += JSON.stringify(mesh.positions).length;
     arrays.indices += JSON.stringify(mesh.indices).length;
   }
@@ -85,7 +99,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
           details.push(`${name} ${label}: ${res.status} ${text.slice(0, 160)} (not counted)`);
           continue;
         }
-        const naive = asNumberArrays(text);
+        const naive = asNumberArrays(text, (await evaluateDagExact(dag)).exact);
         const a = encoder.encode(text).byteLength;
         const b = encoder.encode(naive.text).byteLength;
         compact += a;
@@ -104,6 +118,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     }
     if (compact === 0) problems.push("no render succeeded");
     const share = (x: MeshBytes) => `positions ${x.positions} B, indices ${x.indices} B`;
+    // positions (compact) include the min and scale members.
     details.push(
       `mesh members: compact ${share(parts.compact)}; as numbers ${share(parts.arrays)}`,
       `gzip (not applied by the server): compact ${compactGzip} B, as numbers ${arraysGzip} B, ` +
@@ -116,7 +131,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       unit: "B",
       lowerIsBetter: true,
       baseline: { label: "meshes as JSON number arrays", value: arrays },
-      candidate: { label: "compact (base64 LE typed arrays)", value: compact },
+      candidate: { label: "compact (Uint16 positions, delta varint indices)", value: compact },
       target: TARGET,
       summary: `${EXAMPLES.length} example projects × (defaults, maxima), all meshes sent`,
       details,
@@ -130,6 +145,6 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
 /** Compact render response bytes ÷ the same meshes as JSON number arrays; target ≤ 0.35. */
 export const renderBytesBench: Benchmark = {
   name: "render-bytes",
-  description: "render response bytes (base64 typed arrays) vs the same meshes as JSON numbers",
+  description: "render response bytes (quantized, delta-coded meshes) vs the meshes as JSON numbers",
   run,
 };

@@ -1,20 +1,22 @@
 /**
- * Mesh decoding: the render response carries each mesh as base64 of little-endian Float32 (x, y,
- * z per vertex) and Uint32 (three vertex indices per triangle) arrays (`lib/kernel/scene.ts`).
- * Typed arrays use the host's byte order, so on a little-endian host (every browser in practice)
- * the decoded bytes are viewed in place; on a big-endian host each element is read through a
- * `DataView` with the byte order stated explicitly. The result is checked against the counts the
- * server sent, and every index against the vertex count, so a broken mesh fails here rather than
- * as garbage on the GPU.
+ * Mesh decoding: the render response carries each mesh compactly (`EncodedMesh` in
+ * `lib/kernel/scene.ts`, written by `lib/kernel/mesh_encoding.ts`):
+ *
+ * - positions: base64 of little-endian Uint16 `q` per coordinate; coordinate k of a vertex is
+ *   `min[k] + q · scale[k]`, within half a step (`scale[k] / 2`) of the kernel's value, then
+ *   rounded to Float32 for the GPU;
+ * - indices: base64 of LEB128 varints, each the zigzag-mapped difference from the previous index
+ *   (the first from 0).
+ *
+ * Bytes are read one by one, so the host's byte order never matters. The result is checked
+ * against the counts the server sent, and every index against the vertex count, so a broken mesh
+ * fails here rather than as garbage on the GPU.
  *
  * Runs in browsers: no Deno APIs here.
  */
 
 import type { EncodedMesh } from "../kernel/scene.ts";
 import { decodeBase64 } from "./base64.ts";
-
-/** Whether this machine stores multi-byte numbers little-endian first. */
-export const HOST_IS_LITTLE_ENDIAN: boolean = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A mesh ready for a viewer (three.js `BufferGeometry` takes both arrays as they are). */
 export interface DecodedMesh {
@@ -30,59 +32,93 @@ export interface DecodedMesh {
   byteLength: number;
 }
 
-/** Options for decoding; tests use `littleEndianHost` to run the big-endian path anywhere. */
-export interface DecodeOptions {
-  /** Treat the host as little-endian (default: what it really is). */
-  littleEndianHost?: boolean;
+/** Per-axis dequantization: coordinate k is `min[k] + q · scale[k]`. */
+export interface Quantization {
+  min: readonly number[];
+  scale: readonly number[];
 }
 
 /**
- * Decodes base64 little-endian Float32 values; throws `TypeError` when the byte count is not
- * `4 · expectedLength` (when given) or not a multiple of 4.
+ * Positions from base64 little-endian Uint16 values and their quantization; throws `TypeError`
+ * when the byte count is not `2 · expectedLength` (when given) or not even.
  *
  * @example
  * ```ts
- * decodeFloat32LE("AACAPw=="); // Float32Array [1]
+ * decodeQuantizedPositions("AAD//w==", { min: [1, 0, 0], scale: [0.5, 0, 0] }); // [1, …]
  * ```
  */
-export function decodeFloat32LE(
+export function decodeQuantizedPositions(
   base64: string,
+  quantization: Quantization,
   expectedLength?: number,
-  options: DecodeOptions = {},
 ): Float32Array<ArrayBuffer> {
-  const bytes = decodeChecked(base64, expectedLength, "positions");
-  if (options.littleEndianHost ?? HOST_IS_LITTLE_ENDIAN) return new Float32Array(bytes.buffer);
-  const view = new DataView(bytes.buffer);
-  const out = new Float32Array(bytes.byteLength / 4);
-  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+  const bytes = decodeChecked(base64, "positions");
+  if (bytes.byteLength % 2 !== 0) {
+    throw new TypeError(`positions: ${bytes.byteLength} bytes is not a whole number of Uint16s`);
+  }
+  const count = bytes.byteLength / 2;
+  if (expectedLength !== undefined && count !== expectedLength) {
+    throw new TypeError(`positions: expected ${expectedLength} values, got ${count}`);
+  }
+  const { min, scale } = quantization;
+  const out = new Float32Array(count);
+  for (let i = 0, k = 0; i < count; i++, k = k === 2 ? 0 : k + 1) {
+    out[i] = min[k] + (bytes[2 * i] | (bytes[2 * i + 1] << 8)) * scale[k];
+  }
   return out;
 }
 
 /**
- * Decodes base64 little-endian Uint32 values; throws `TypeError` when the byte count is not
- * `4 · expectedLength` (when given) or not a multiple of 4.
+ * Indices from base64 zigzag-delta LEB128 varints; throws `TypeError` on a truncated or
+ * over-long varint, an index outside Uint32, trailing bytes, or a count other than
+ * `expectedLength` (when given).
  *
  * @example
  * ```ts
- * decodeUint32LE("AQAAAA=="); // Uint32Array [1]
+ * decodeIndexDeltas("AAICAQ=="); // Uint32Array [0, 1, 2, 1]
  * ```
  */
-export function decodeUint32LE(
-  base64: string,
-  expectedLength?: number,
-  options: DecodeOptions = {},
-): Uint32Array<ArrayBuffer> {
-  const bytes = decodeChecked(base64, expectedLength, "indices");
-  if (options.littleEndianHost ?? HOST_IS_LITTLE_ENDIAN) return new Uint32Array(bytes.buffer);
-  const view = new DataView(bytes.buffer);
-  const out = new Uint32Array(bytes.byteLength / 4);
-  for (let i = 0; i < out.length; i++) out[i] = view.getUint32(i * 4, true);
-  return out;
+export function decodeIndexDeltas(base64: string, expectedLength?: number): Uint32Array<ArrayBuffer> {
+  const bytes = decodeChecked(base64, "indices");
+  // Every index takes at least one byte: the byte count bounds the array.
+  if (expectedLength !== undefined && expectedLength > bytes.byteLength) {
+    throw new TypeError(`indices: expected ${expectedLength} values, got ${bytes.byteLength} bytes`);
+  }
+  const values = new Uint32Array(expectedLength ?? bytes.byteLength);
+  let count = 0;
+  let previous = 0;
+  let pos = 0;
+  while (pos < bytes.length) {
+    if (count === values.length) {
+      throw new TypeError(`indices: more than the expected ${values.length} values`);
+    }
+    let z = 0;
+    let factor = 1;
+    for (let b = 0;; b++) {
+      if (b === 5) throw new TypeError(`indices: varint ${count} is longer than 5 bytes`);
+      if (pos === bytes.length) throw new TypeError(`indices: varint ${count} is cut short`);
+      const byte = bytes[pos++];
+      z += (byte & 0x7f) * factor;
+      factor *= 0x80;
+      if (byte < 0x80) break;
+    }
+    const index = previous + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+    if (index < 0 || index > 0xffffffff) {
+      throw new TypeError(`indices: value ${count} is ${index}, outside Uint32`);
+    }
+    values[count++] = index;
+    previous = index;
+  }
+  if (expectedLength !== undefined && count !== expectedLength) {
+    throw new TypeError(`indices: expected ${expectedLength} values, got ${count}`);
+  }
+  return count === values.length ? values : values.slice(0, count);
 }
 
 /**
  * Decodes one mesh of a render response and checks it: array lengths match `vertexCount` and
- * `triangleCount`, and every index names a vertex. Throws `TypeError` on any mismatch.
+ * `triangleCount`, `min` and `scale` are three finite numbers each, and every index names a
+ * vertex. Throws `TypeError` on any mismatch.
  *
  * @example
  * ```ts
@@ -90,11 +126,7 @@ export function decodeUint32LE(
  * geometry.setAttribute("position", new BufferAttribute(mesh.positions, 3));
  * ```
  */
-export function decodeMesh(
-  hash: string,
-  encoded: EncodedMesh,
-  options: DecodeOptions = {},
-): DecodedMesh {
+export function decodeMesh(hash: string, encoded: EncodedMesh): DecodedMesh {
   const { vertexCount, triangleCount } = encoded;
   if (!isCount(vertexCount) || !isCount(triangleCount)) {
     throw new TypeError(`mesh ${hash}: vertexCount and triangleCount must be counts`);
@@ -102,8 +134,13 @@ export function decodeMesh(
   if (typeof encoded.positions !== "string" || typeof encoded.indices !== "string") {
     throw new TypeError(`mesh ${hash}: positions and indices must be base64 strings`);
   }
-  const positions = decodeFloat32LE(encoded.positions, vertexCount * 3, options);
-  const indices = decodeUint32LE(encoded.indices, triangleCount * 3, options);
+  if (!isVec3(encoded.min) || !isVec3(encoded.scale) || encoded.scale.some((s) => s < 0)) {
+    throw new TypeError(
+      `mesh ${hash}: min and scale must be three finite numbers (scale not negative)`,
+    );
+  }
+  const positions = decodeQuantizedPositions(encoded.positions, encoded, vertexCount * 3);
+  const indices = decodeIndexDeltas(encoded.indices, triangleCount * 3);
   for (let i = 0; i < indices.length; i++) {
     if (indices[i] >= vertexCount) {
       throw new TypeError(
@@ -121,32 +158,19 @@ export function decodeMesh(
   };
 }
 
-function decodeChecked(
-  base64: string,
-  expectedLength: number | undefined,
-  what: string,
-): Uint8Array<ArrayBuffer> {
-  let bytes: Uint8Array<ArrayBuffer>;
+function decodeChecked(base64: string, what: string): Uint8Array<ArrayBuffer> {
   try {
-    bytes = decodeBase64(base64);
+    return decodeBase64(base64);
   } catch (err) {
     throw new TypeError(`${what}: not valid base64`, { cause: err });
   }
-  if (bytes.byteLength % 4 !== 0) {
-    throw new TypeError(
-      `${what}: ${bytes.byteLength} bytes is not a whole number of 4-byte values`,
-    );
-  }
-  if (expectedLength !== undefined && bytes.byteLength !== expectedLength * 4) {
-    throw new TypeError(`${what}: expected ${expectedLength} values, got ${bytes.byteLength / 4}`);
-  }
-  // Typed views over the whole buffer need it to hold exactly these bytes from offset 0 (a fresh
-  // decode does; copy otherwise).
-  return bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength
-    ? bytes
-    : bytes.slice();
 }
 
 function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isVec3(value: unknown): value is [number, number, number] {
+  return Array.isArray(value) && value.length === 3 &&
+    value.every((v) => typeof v === "number" && Number.isFinite(v));
 }

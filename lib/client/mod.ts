@@ -18,10 +18,10 @@ export { type Clock, ManualClock, systemClock, type TimerHandle } from "./clock.
 export { DEFAULT_GEOMETRY_CACHE_BYTES, GeometryCache } from "./geometry_cache.ts";
 export {
   type DecodedMesh,
-  decodeFloat32LE,
+  decodeIndexDeltas,
   decodeMesh,
-  decodeUint32LE,
-  HOST_IS_LITTLE_ENDIAN,
+  decodeQuantizedPositions,
+  type Quantization,
 } from "./mesh_decode.ts";
 export {
   type ClientErrorCode,

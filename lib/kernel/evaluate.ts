@@ -99,6 +99,33 @@ export async function evaluateDag(
   limits: EvalLimits = DEFAULT_EVAL_LIMITS,
   options: EvaluateDagOptions = {},
 ): Promise<Scene> {
+  return (await evaluateDagExact(dag, runtime, limits, options)).scene;
+}
+
+/** A mesh as the kernel made it, before the lossy wire encoding (positions are quantized). */
+export interface ExactMesh {
+  /** Float32 x, y, z per vertex. */
+  positions: Float32Array;
+  /** Three vertex indices per triangle. */
+  indices: Uint32Array;
+}
+
+/**
+ * `evaluateDag`, also returning every mesh's exact geometry by hash: for checks that must not
+ * see the quantization (closed manifolds, volumes) and for measuring the encoding.
+ *
+ * @example
+ * ```ts
+ * const { scene, exact } = await evaluateDagExact(dag);
+ * exact.get(scene.parts[0].mesh)!.positions; // Float32Array
+ * ```
+ */
+export async function evaluateDagExact(
+  dag: Dag,
+  runtime?: ManifoldRuntime,
+  limits: EvalLimits = DEFAULT_EVAL_LIMITS,
+  options: EvaluateDagOptions = {},
+): Promise<{ scene: Scene; exact: Map<string, ExactMesh> }> {
   const rt = runtime ?? await getManifoldRuntime();
   const evaluation = new Evaluation(dag, rt, limits, options.signal);
   let extracted: ExtractedPart[];
@@ -1137,9 +1164,12 @@ function extractParts(assembly: AssemblyValue, limits: EvalLimits): ExtractedPar
   });
 }
 
-async function buildScene(extracted: ExtractedPart[]): Promise<Scene> {
+async function buildScene(
+  extracted: ExtractedPart[],
+): Promise<{ scene: Scene; exact: Map<string, ExactMesh> }> {
   const hashes = new Map<ExtractedMesh, string>();
   const meshes: Record<string, EncodedMesh> = {};
+  const exact = new Map<string, ExactMesh>();
   const parts: ScenePart[] = [];
   const min: Vec3 = [Infinity, Infinity, Infinity];
   const max: Vec3 = [-Infinity, -Infinity, -Infinity];
@@ -1151,7 +1181,10 @@ async function buildScene(extracted: ExtractedPart[]): Promise<Scene> {
     if (hash === undefined) {
       hash = await meshHash(positions, indices);
       hashes.set(part.mesh, hash);
-      if (!Object.hasOwn(meshes, hash)) meshes[hash] = encodeMesh(positions, indices);
+      if (!Object.hasOwn(meshes, hash)) {
+        meshes[hash] = encodeMesh(positions, indices);
+        exact.set(hash, { positions, indices });
+      }
     }
     for (const t of part.transforms) {
       volume += part.mesh.volume * Math.abs(linearDeterminant(t));
@@ -1165,7 +1198,7 @@ async function buildScene(extracted: ExtractedPart[]): Promise<Scene> {
       instances: part.transforms.map((t) => t.map((v) => v + 0)), // -0 → 0
     });
   }
-  return { parts, meshes, bbox: { min, max }, triangles, volume };
+  return { scene: { parts, meshes, bbox: { min, max }, triangles, volume }, exact };
 }
 
 /** Grows [min, max] by every vertex of a mesh placed by `t` (exact, not a transformed box). */

@@ -17,15 +17,18 @@ export const MANIFOLD_VERSION = "3.5.4";
 /** The DAG format version evaluated (docs/dag.md). */
 export const DAG_FORMAT = 1;
 
-/** The revision of this kernel's evaluation rules; bump when the output for a DAG changes. */
-export const EVAL_REVISION = 1;
+/**
+ * The revision of this kernel's evaluation rules; bump when the output for a DAG changes.
+ * 2: meshes travel quantized (Uint16 positions, zigzag-delta varint indices).
+ */
+export const EVAL_REVISION = 2;
 
 /**
  * The version string used in cache keys and the render response's `kernelVersion`.
  *
  * @example
  * ```ts
- * KERNEL_VERSION; // "manifold-3d@3.5.4+dag1+eval1"
+ * KERNEL_VERSION; // "manifold-3d@3.5.4+dag1+eval2"
  * ```
  */
 export const KERNEL_VERSION =

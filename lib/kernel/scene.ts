@@ -1,10 +1,19 @@
 /** The evaluated result of a DAG: parts that reference meshes by hash (docs/api.md, render). */
 
-/** A mesh as sent to clients: little-endian typed arrays, base64-encoded. */
+/**
+ * A mesh as sent to clients (lib/kernel/mesh_encoding.ts): quantized positions and delta-coded
+ * indices, both base64. Coordinate k of a vertex decodes as `min[k] + q · scale[k]`, within
+ * `scale[k] / 2` (half a step, `extent / 131070`) of the kernel's value.
+ */
 export interface EncodedMesh {
-  /** Float32 x, y, z per vertex, little-endian, base64. */
+  /** Uint16 q per coordinate (x, y, z per vertex), little-endian, base64. */
   positions: string;
-  /** Uint32 vertex indices, three per triangle, little-endian, base64. */
+  /** The mesh's bounding-box minimum per axis (what q = 0 means). */
+  min: [number, number, number];
+  /** The step per axis, `(max − min) / 65535` (0 on a flat axis). */
+  scale: [number, number, number];
+  /** Zigzag LEB128 varints of the differences of consecutive vertex indices (the first from 0),
+   * three indices per triangle, base64. */
   indices: string;
   vertexCount: number;
   triangleCount: number;
