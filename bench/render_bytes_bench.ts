@@ -145,6 +145,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
 /** Compact render response bytes ÷ the same meshes as JSON number arrays; target ≤ 0.35. */
 export const renderBytesBench: Benchmark = {
   name: "render-bytes",
-  description: "render response bytes (quantized, delta-coded meshes) vs the meshes as JSON numbers",
+  description:
+    "render response bytes (quantized, delta-coded meshes) vs the meshes as JSON numbers",
   run,
 };

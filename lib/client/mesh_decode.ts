@@ -78,11 +78,16 @@ export function decodeQuantizedPositions(
  * decodeIndexDeltas("AAICAQ=="); // Uint32Array [0, 1, 2, 1]
  * ```
  */
-export function decodeIndexDeltas(base64: string, expectedLength?: number): Uint32Array<ArrayBuffer> {
+export function decodeIndexDeltas(
+  base64: string,
+  expectedLength?: number,
+): Uint32Array<ArrayBuffer> {
   const bytes = decodeChecked(base64, "indices");
   // Every index takes at least one byte: the byte count bounds the array.
   if (expectedLength !== undefined && expectedLength > bytes.byteLength) {
-    throw new TypeError(`indices: expected ${expectedLength} values, got ${bytes.byteLength} bytes`);
+    throw new TypeError(
+      `indices: expected ${expectedLength} values, got ${bytes.byteLength} bytes`,
+    );
   }
   const values = new Uint32Array(expectedLength ?? bytes.byteLength);
   let count = 0;

@@ -394,14 +394,29 @@ const HEX64 = { type: "string", pattern: "^[0-9a-f]{64}$" };
 const VEC3 = { type: "array", items: { type: "number" }, minItems: 3, maxItems: 3 };
 const BASE64 = { type: "string", pattern: "^[A-Za-z0-9+/]*={0,2}$" };
 
-/** A mesh as sent: little-endian typed arrays in base64 (lib/kernel/scene.ts). */
+/** A mesh as sent: quantized positions and delta-coded indices (lib/kernel/scene.ts). */
 const ENCODED_MESH = {
   type: "object",
-  required: ["positions", "indices", "vertexCount", "triangleCount"],
+  required: ["positions", "min", "scale", "indices", "vertexCount", "triangleCount"],
   additionalProperties: false,
+  description: "Coordinate k of a vertex decodes as min[k] + q · scale[k], within half a step " +
+    "(scale[k] / 2) of the kernel's value. See docs/api.md, render response.",
   properties: {
-    positions: { ...BASE64, description: "Float32 x, y, z per vertex, little-endian, base64." },
-    indices: { ...BASE64, description: "Uint32 indices, three per triangle, little-endian." },
+    positions: {
+      ...BASE64,
+      description: "Uint16 q per coordinate (x, y, z per vertex), little-endian, base64.",
+    },
+    min: { ...VEC3, description: "The mesh's bounding-box minimum per axis (q = 0)." },
+    scale: {
+      ...VEC3,
+      items: { type: "number", minimum: 0 },
+      description: "The quantization step per axis: (max − min) / 65535; 0 on a flat axis.",
+    },
+    indices: {
+      ...BASE64,
+      description: "Three vertex indices per triangle: LEB128 varints of the zigzag-mapped " +
+        "differences of consecutive indices (the first from 0), base64.",
+    },
     vertexCount: { type: "integer", minimum: 0 },
     triangleCount: { type: "integer", minimum: 0 },
   },

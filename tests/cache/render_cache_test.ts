@@ -16,6 +16,8 @@ function scene(size = 10): Scene {
     meshes: {
       ["a".repeat(64)]: {
         positions: "A".repeat(size),
+        min: [0, 0, 0],
+        scale: [1 / 65535, 1 / 65535, 1 / 65535],
         indices: "B".repeat(size),
         vertexCount: 3,
         triangleCount: 1,

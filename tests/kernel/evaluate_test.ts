@@ -6,10 +6,16 @@
 import assert from "node:assert/strict";
 import type { Dag, DagNode } from "@/lib/kernel/dag_types.ts";
 import { EvalError } from "@/lib/kernel/eval_errors.ts";
-import { DEFAULT_EVAL_LIMITS, type EvalLimits, evaluateDag } from "@/lib/kernel/evaluate.ts";
+import {
+  DEFAULT_EVAL_LIMITS,
+  type EvalLimits,
+  evaluateDag,
+  evaluateDagExact,
+  type ExactMesh,
+} from "@/lib/kernel/evaluate.ts";
 import { KERNEL_VERSION, MANIFOLD_VERSION } from "@/lib/kernel/kernel_version.ts";
 import { createManifoldRuntime, type ManifoldRuntime } from "@/lib/kernel/manifold_runtime.ts";
-import { decodeMesh } from "@/lib/kernel/mesh_encoding.ts";
+import { decodeMesh } from "@/lib/client/mesh_decode.ts";
 import type { Scene } from "@/lib/kernel/scene.ts";
 
 const runtime = await createManifoldRuntime({ trackObjects: true });
@@ -28,7 +34,10 @@ function dagOf(nodes: Nodes, partsOf: string[] = ["shape"]): Dag {
   return { dag: 1, nodes: all as Record<string, DagNode>, output: "out" };
 }
 
-/** Evaluates, checks every mesh is a closed outward 2-manifold, and that nothing leaked. */
+/**
+ * Evaluates, checks every mesh is a closed outward 2-manifold (on the kernel's exact geometry)
+ * whose wire form decodes to it within half a quantization step, and that nothing leaked.
+ */
 async function evaluate(
   nodes: Nodes,
   partsOf?: string[],
@@ -36,8 +45,12 @@ async function evaluate(
   rt: ManifoldRuntime = runtime,
 ): Promise<Scene> {
   try {
-    const scene = await evaluateDag(dagOf(nodes, partsOf), rt, limits);
-    for (const mesh of Object.values(scene.meshes)) assertClosedManifold(mesh);
+    const { scene, exact } = await evaluateDagExact(dagOf(nodes, partsOf), rt, limits);
+    assert.deepEqual(new Set(exact.keys()), new Set(Object.keys(scene.meshes)));
+    for (const [hash, mesh] of exact) {
+      assertClosedManifold(mesh);
+      assertDecodesTo(scene.meshes[hash], mesh);
+    }
     return scene;
   } finally {
     assert.equal(runtime.liveObjects!(), 0, "WASM objects leaked");
@@ -66,10 +79,7 @@ async function assertFails(
  * Every edge, after welding equal positions, is used by exactly two triangles in opposite
  * directions, and the signed volume (divergence theorem) is positive: closed and outward.
  */
-function assertClosedManifold(encoded: Scene["meshes"][string]): void {
-  const { positions, indices } = decodeMesh(encoded);
-  assert.equal(positions.length, encoded.vertexCount * 3);
-  assert.equal(indices.length, encoded.triangleCount * 3);
+function assertClosedManifold({ positions, indices }: ExactMesh): void {
   const weld = new Map<string, number>();
   const id = (v: number) => {
     const key = `${positions[3 * v]},${positions[3 * v + 1]},${positions[3 * v + 2]}`;
@@ -98,6 +108,17 @@ function assertClosedManifold(encoded: Scene["meshes"][string]): void {
     assert.equal(directed.get(`${v}>${u}`), 1, `edge ${key} has no opposite`);
   }
   assert.ok(volume > 0, `signed volume ${volume} is not positive`);
+}
+
+/** The wire form decodes to the exact mesh: indices equal, coordinates within half a step. */
+function assertDecodesTo(encoded: Scene["meshes"][string], exact: ExactMesh): void {
+  const decoded = decodeMesh("h", encoded);
+  assert.deepEqual(decoded.indices, new Uint32Array(exact.indices));
+  assert.equal(decoded.vertexCount * 3, exact.positions.length);
+  for (let i = 0; i < exact.positions.length; i++) {
+    const bound = encoded.scale[i % 3] / 2 + Math.abs(exact.positions[i]) * 2 ** -23;
+    assert.ok(Math.abs(decoded.positions[i] - exact.positions[i]) <= bound, `coordinate ${i}`);
+  }
 }
 
 /** Area of a regular n-gon of circumradius r (manifold's circles are inscribed polygons). */

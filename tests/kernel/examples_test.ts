@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import type { Dag } from "@/lib/kernel/dag_types.ts";
 import { validateDag } from "@/lib/kernel/dag_validate.ts";
-import { evaluateDag } from "@/lib/kernel/evaluate.ts";
+import { evaluateDagExact, type ExactMesh } from "@/lib/kernel/evaluate.ts";
 import { createManifoldRuntime, type ManifoldRuntime } from "@/lib/kernel/manifold_runtime.ts";
 import {
   type ParameterDescriptor,
   type ParameterSchema,
   validateParameterSchema,
 } from "@/lib/kernel/parameter_schema.ts";
-import type { EncodedMesh, Scene } from "@/lib/kernel/scene.ts";
+import type { Scene } from "@/lib/kernel/scene.ts";
 import { substitute } from "@/lib/kernel/substitute.ts";
 
 const PROJECTS = new URL("../../examples/projects/", import.meta.url);
@@ -60,36 +60,27 @@ interface Example {
 /** Area of a regular n-gon inscribed in the unit circle ÷ π: faceted circles are this smaller. */
 const facet = (n: number) => n * Math.sin(2 * Math.PI / n) / (2 * Math.PI);
 
-function bytes(base64: string): DataView {
-  const text = atob(base64);
-  const out = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
-  return new DataView(out.buffer);
-}
+/** The kernel's exact geometry of every scene evaluated here, by mesh hash (not the wire form). */
+const exactMeshes = new WeakMap<Scene, Map<string, ExactMesh>>();
 
-interface DecodedMesh {
-  positions: Float64Array;
-  indices: Uint32Array;
-}
-
-/** Decodes the little-endian arrays of an `EncodedMesh`, checking their lengths. */
-function decodeMesh(mesh: EncodedMesh, label: string): DecodedMesh {
-  const pos = bytes(mesh.positions);
-  const idx = bytes(mesh.indices);
-  assert.equal(pos.byteLength, mesh.vertexCount * 12, `${label}: positions length`);
-  assert.equal(idx.byteLength, mesh.triangleCount * 12, `${label}: indices length`);
-  const positions = new Float64Array(mesh.vertexCount * 3);
-  for (let i = 0; i < positions.length; i++) positions[i] = pos.getFloat32(i * 4, true);
-  const indices = new Uint32Array(mesh.triangleCount * 3);
-  for (let i = 0; i < indices.length; i++) indices[i] = idx.getUint32(i * 4, true);
-  return { positions, indices };
+/**
+ * A mesh's exact geometry, checked against the counts its wire form states: closed-manifold and
+ * volume checks must not see the position quantization of the wire.
+ */
+function exactMesh(scene: Scene, hash: string, label: string): ExactMesh {
+  const mesh = exactMeshes.get(scene)?.get(hash);
+  assert.ok(mesh, `${label}: no exact geometry`);
+  const encoded = scene.meshes[hash];
+  assert.equal(mesh.positions.length, encoded.vertexCount * 3, `${label}: positions length`);
+  assert.equal(mesh.indices.length, encoded.triangleCount * 3, `${label}: indices length`);
+  return mesh;
 }
 
 /**
  * A closed 2-manifold: every directed edge occurs once and its reverse once, so every undirected
  * edge is shared by exactly two triangles with opposite orientations; no degenerate indices.
  */
-function assertClosedManifold(mesh: DecodedMesh, label: string): void {
+function assertClosedManifold(mesh: ExactMesh, label: string): void {
   const { indices } = mesh;
   const vertexCount = mesh.positions.length / 3;
   assert.ok(indices.length > 0, `${label}: empty mesh`);
@@ -114,7 +105,7 @@ function assertClosedManifold(mesh: DecodedMesh, label: string): void {
 }
 
 /** Signed volume (outward-facing triangles give a positive volume). */
-function signedVolume({ positions: p, indices }: DecodedMesh): number {
+function signedVolume({ positions: p, indices }: ExactMesh): number {
   let sum = 0;
   for (let t = 0; t < indices.length; t += 3) {
     const a = indices[t] * 3, b = indices[t + 1] * 3, c = indices[t + 2] * 3;
@@ -140,9 +131,9 @@ interface Measured {
 
 /** Checks every mesh and measures the scene from its own buffers and transforms. */
 function measureScene(scene: Scene, label: string): Measured {
-  const decoded = new Map<string, DecodedMesh>();
+  const decoded = new Map<string, ExactMesh>();
   for (const [hash, mesh] of Object.entries(scene.meshes)) {
-    const m = decodeMesh(mesh, `${label} mesh ${hash.slice(0, 8)}`);
+    const m = exactMesh(scene, hash, `${label} mesh ${hash.slice(0, 8)}`);
     assertClosedManifold(m, `${label} mesh ${hash.slice(0, 8)}`);
     assert.ok(mesh.triangleCount < MAX_PART_TRIANGLES, `${label}: ${mesh.triangleCount} triangles`);
     decoded.set(hash, m);
@@ -254,8 +245,9 @@ let runtime: Promise<ManifoldRuntime> | undefined;
 async function evaluate(dag: Dag): Promise<Scene> {
   runtime ??= createManifoldRuntime({ trackObjects: true });
   const rt = await runtime;
-  const scene = await evaluateDag(dag, rt);
+  const { scene, exact } = await evaluateDagExact(dag, rt);
   assert.equal(rt.liveObjects!(), 0, "evaluation deleted every WASM object");
+  exactMeshes.set(scene, exact);
   return scene;
 }
 

@@ -1,44 +1,77 @@
 /**
- * Mesh bytes on the wire: little-endian base64 of Float32 positions and Uint32 indices, the
- * fallback encoder for engines without `toBase64`, and the SHA-256 mesh hash.
+ * Mesh bytes on the wire: little-endian bytes whatever the width, Uint16 quantization over the
+ * mesh's box, zigzag-delta varint indices, the fallback base64 encoder for engines without
+ * `toBase64`, and the SHA-256 mesh hash over the exact geometry. (Decoding and the round trip
+ * are in tests/client/mesh_decode_test.ts.)
  */
 import assert from "node:assert/strict";
 import {
   base64ToBytes,
   bytesToBase64,
-  decodeFloat32,
-  decodeMesh,
-  decodeUint32,
-  encodeFloat32,
+  encodeIndexDeltas,
   encodeMesh,
-  encodeUint32,
   littleEndianBytes,
   meshHash,
+  QUANT_MAX,
+  quantizePositions,
 } from "@/lib/kernel/mesh_encoding.ts";
 
-Deno.test("kernel - mesh encoding: little-endian bytes of known values", () => {
-  assert.equal(encodeFloat32(new Float32Array([1])), "AACAPw=="); // 00 00 80 3f
-  assert.equal(encodeUint32(new Uint32Array([1, 0x01020304])), "AQAAAAQDAgE=");
+Deno.test("kernel - mesh encoding: little-endian bytes of 16- and 32-bit arrays", () => {
   assert.deepEqual([...littleEndianBytes(new Uint32Array([0x0a0b0c0d]))], [0x0d, 0x0c, 0x0b, 0x0a]);
-  const view = new DataView(base64ToBytes(encodeFloat32(new Float32Array([-2.5, 1e-3]))).buffer);
-  assert.equal(view.getFloat32(0, true), -2.5);
-  assert.equal(view.getFloat32(4, true), Math.fround(1e-3));
+  assert.deepEqual([...littleEndianBytes(new Uint16Array([0x0102, 0xfffe]))], [2, 1, 0xfe, 0xff]);
+  assert.deepEqual([...littleEndianBytes(new Float32Array([1]))], [0, 0, 0x80, 0x3f]);
+  const window = new Uint16Array([1, 2, 3]).subarray(1, 2);
+  assert.deepEqual([...littleEndianBytes(window)], [2, 0], "a view into a larger buffer");
 });
 
-Deno.test("kernel - mesh encoding: round trips, including views into larger buffers and empty arrays", () => {
-  const positions = new Float32Array([0, -0.5, 3.25, 1e6, -1e6, Math.PI]);
-  assert.deepEqual(decodeFloat32(encodeFloat32(positions)), positions);
-  const indices = new Uint32Array([0, 1, 2, 4294967295, 7, 8]);
-  assert.deepEqual(decodeUint32(encodeUint32(indices)), indices);
-  const window = indices.subarray(2, 5);
-  assert.deepEqual(decodeUint32(encodeUint32(window)), new Uint32Array([2, 4294967295, 7]));
-  assert.equal(encodeFloat32(new Float32Array()), "");
-  assert.deepEqual(decodeFloat32(""), new Float32Array());
-  assert.throws(() => decodeUint32("AQID"), RangeError); // 3 bytes
-  const mesh = encodeMesh(new Float32Array(9), new Uint32Array([0, 1, 2]));
+Deno.test("kernel - mesh encoding: positions quantize per axis over the mesh's box", () => {
+  const positions = new Float32Array([-1, 5, 2, 3, 5, 2, 1, 5, 2.5]);
+  const { q, min, scale } = quantizePositions(positions);
+  assert.deepEqual(min, [-1, 5, 2]);
+  assert.deepEqual(scale, [4 / QUANT_MAX, 0, 0.5 / QUANT_MAX], "a flat axis has step 0");
+  assert.deepEqual([...q], [0, 0, 0, QUANT_MAX, 0, 0, 32768, 0, QUANT_MAX]);
+  assert.deepEqual(quantizePositions(new Float32Array([-0, -0, -0])).min, [0, 0, 0], "-0 is 0");
+  const empty = quantizePositions(new Float32Array());
+  assert.deepEqual([empty.q.length, empty.min, empty.scale], [0, [0, 0, 0], [0, 0, 0]]);
+  assert.throws(() => quantizePositions(new Float32Array([0, NaN, 0])), RangeError);
+  assert.throws(() => quantizePositions(new Float32Array([0, 0, Infinity])), RangeError);
+});
+
+Deno.test("kernel - mesh encoding: indices are zigzag deltas as LEB128 varints", () => {
+  // 0 → 0; +1 → 2; +1 → 2; −1 → 1; +64 → 128 = [0x80, 0x01]; −65 → 129 = [0x81, 0x01].
+  assert.deepEqual(
+    [...encodeIndexDeltas(new Uint32Array([0, 1, 2, 1, 65, 0]))],
+    [0, 2, 2, 1, 0x80, 0x01, 0x81, 0x01],
+  );
+  // The largest jumps: +(2³² − 1) → 2³³ − 2 and back → 2³³ − 3, five bytes each.
+  const big = encodeIndexDeltas(new Uint32Array([0xffffffff, 0]));
+  assert.deepEqual([...big], [0xfe, 0xff, 0xff, 0xff, 0x1f, 0xfd, 0xff, 0xff, 0xff, 0x1f]);
+  assert.equal(encodeIndexDeltas(new Uint32Array()).length, 0);
+});
+
+Deno.test("kernel - mesh encoding: the wire form carries counts, box and base64 members", () => {
+  const mesh = encodeMesh(
+    new Float32Array([0, 0, 0, 2, 0, 0, 0, 1, 0]),
+    new Uint32Array([0, 1, 2]),
+  );
   assert.equal(mesh.vertexCount, 3);
   assert.equal(mesh.triangleCount, 1);
-  assert.deepEqual(decodeMesh(mesh).indices, new Uint32Array([0, 1, 2]));
+  assert.deepEqual(mesh.min, [0, 0, 0]);
+  assert.deepEqual(mesh.scale, [2 / QUANT_MAX, 1 / QUANT_MAX, 0]);
+  assert.deepEqual(
+    [...base64ToBytes(mesh.positions)],
+    [0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0],
+  );
+  assert.deepEqual([...base64ToBytes(mesh.indices)], [0, 2, 2]);
+  const empty = encodeMesh(new Float32Array(), new Uint32Array());
+  assert.deepEqual(empty, {
+    positions: "",
+    min: [0, 0, 0],
+    scale: [0, 0, 0],
+    indices: "",
+    vertexCount: 0,
+    triangleCount: 0,
+  });
 });
 
 Deno.test("kernel - mesh encoding: the chunked btoa fallback equals toBase64", () => {
@@ -62,7 +95,7 @@ Deno.test("kernel - mesh encoding: the chunked btoa fallback equals toBase64", (
   }
 });
 
-Deno.test("kernel - mesh encoding: the hash is SHA-256 over positions then indices, little-endian", async () => {
+Deno.test("kernel - mesh encoding: the hash is SHA-256 over the exact positions then indices, little-endian", async () => {
   const positions = new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]);
   const indices = new Uint32Array([0, 1, 2]);
   const hash = await meshHash(positions, indices);
