@@ -30,6 +30,7 @@ import { isRecord, MintError, networkError, readProblem } from "./problem.ts";
 import {
   backoffDelay,
   DEFAULT_RETRY,
+  FINAL_MINT_CODES,
   isRetryableStatus,
   type RetryOptions,
 } from "./retry_policy.ts";
@@ -332,7 +333,8 @@ export class SessionClient extends EventTarget {
       } catch (err) {
         const error = err instanceof MintError ? err : networkError(MintError, err);
         if (this.#disposed) throw disposedError();
-        const retryable = error.code === "network_error" || isRetryableStatus(error.status);
+        const retryable = !FINAL_MINT_CODES.has(error.code) &&
+          (error.code === "network_error" || isRetryableStatus(error.status));
         const tooLong = (error.retryAfterMs ?? 0) > retry.maxRetryAfterMs;
         if (!retryable || tooLong || attempt >= retry.maxAttempts) {
           this.#status.value = { state: "error", error: error.detail, code: error.code };
