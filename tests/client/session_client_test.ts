@@ -321,7 +321,7 @@ Deno.test("client - a 403 origin_not_allowed is an error with its code and is no
   });
 });
 
-Deno.test("client - a revoked or unknown key ends the mint at once: its code shown, never retried", async (t) => {
+Deno.test("client - a revoked or unknown key ends the browser flow: its code shown, never asked again", async (t) => {
   await withServer(async (server) => {
     const key = await createKeyFixture(server.deps.kv);
     await revokeSdkKey(server.deps.kv, key.keyId);
@@ -343,6 +343,13 @@ Deno.test("client - a revoked or unknown key ends the mint at once: its code sho
           assert.equal(status.code, code);
           assert.equal(clock.pendingTimers, 0, "no retry is scheduled");
           await clock.advance(10 * MINUTE);
+          // Later asks (a render, a refresh) get the same refusal without another request.
+          for (const ask of [() => session.getToken(), () => session.refreshSessionToken()]) {
+            await assert.rejects(
+              ask(),
+              (err: unknown) => err instanceof MintError && err.code === code,
+            );
+          }
           assert.equal(log.requests.length, 1, "one request, no retry");
         } finally {
           session.dispose();
