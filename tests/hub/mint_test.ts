@@ -389,9 +389,13 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
       await revokeSdkKey(server.deps.kv, f.keyId);
       const pre = await preflight(f.origin);
       assert.equal(pre.headers.get("access-control-allow-origin"), f.origin);
-      assert.equal((await preflight(f.origin, "content-type, authorization")).headers.get(
-        "access-control-allow-origin",
-      ), null, "still never Authorization");
+      assert.equal(
+        (await preflight(f.origin, "content-type, authorization")).headers.get(
+          "access-control-allow-origin",
+        ),
+        null,
+        "still never Authorization",
+      );
       // Nothing minted with this key before, so no cached record hides the revocation.
       const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
         origin: f.origin,
@@ -407,9 +411,12 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
       assert.equal(res.status, 401);
       await res.body?.cancel();
       assert.equal(res.headers.get("access-control-allow-origin"), null);
-      assert.equal((await preflight("https://evil.example")).headers.get(
-        "access-control-allow-origin",
-      ), null);
+      assert.equal(
+        (await preflight("https://evil.example")).headers.get(
+          "access-control-allow-origin",
+        ),
+        null,
+      );
     });
   } finally {
     await server.close();

@@ -166,7 +166,9 @@ Deno.test("embed snippets - JavaScript and JSX get string literals that decode t
     "kernel-url": EVIL.kernelUrl,
   });
   // A key without projects shows a placeholder, not "undefined".
-  assert.ok(browserFlowSnippet({ ...PLAIN, project: "" }).includes(`projectId: "your-project-slug"`));
+  assert.ok(
+    browserFlowSnippet({ ...PLAIN, project: "" }).includes(`projectId: "your-project-slug"`),
+  );
 });
 
 Deno.test("embed snippets - curl's words reach the program intact in a real shell", async () => {
