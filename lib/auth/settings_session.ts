@@ -160,3 +160,13 @@ export function siteBaseUrl(ctx: RouteContext): string {
   const configured = ctx.var.deps.config.publicUrl;
   return new URL(configured).port === "0" ? new URL(ctx.req.url).origin : configured;
 }
+
+/**
+ * The render service's base URL for snippets: `KERNEL_URL` when it names another origin than
+ * `PUBLIC_URL` (a separate render service), else `siteBaseUrl` (hub and kernel in one process).
+ * The hosted configurator page (routes/configurator/[project]) decides the same way.
+ */
+export function siteKernelUrl(ctx: RouteContext): string {
+  const { kernelUrl, publicUrl } = ctx.var.deps.config;
+  return new URL(kernelUrl).origin === new URL(publicUrl).origin ? siteBaseUrl(ctx) : kernelUrl;
+}

@@ -36,6 +36,12 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
+ * Problem codes that end a mint for good, whatever the status: the key is gone or revoked, so
+ * another attempt would only repeat the refusal (and count against the key's usage).
+ */
+export const FINAL_MINT_CODES: ReadonlySet<string> = new Set(["key_revoked", "unknown_key"]);
+
+/**
  * The wait before retry number `retry` (1 for the first retry): full jitter over a capped
  * exponential, `random() · min(max, base · 2^(retry-1))`, but never less than `retryAfterMs`.
  *

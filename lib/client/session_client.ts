@@ -7,6 +7,10 @@
  * - Server flow (`sessionToken`): the partner's backend minted the token; the client never mints,
  *   and tells the partner (callback and `tokenexpired` event) when the token runs out.
  *
+ * A revoked or unknown key (`key_revoked`, `unknown_key`) ends the browser flow: the refusal is
+ * kept and every later `getToken()` or refresh answers it without another request, so a page whose
+ * key was revoked does not keep asking (each ask would count as a refused mint).
+ *
  * Status during a background refresh. The spec lists `loading` as "first mount, or a refresh in
  * progress". We show `loading` only while there is no usable token: on first mount, and when a
  * refresh happens because the token has expired (a sleeping laptop, a `token_expired` answer).
@@ -30,6 +34,7 @@ import { isRecord, MintError, networkError, readProblem } from "./problem.ts";
 import {
   backoffDelay,
   DEFAULT_RETRY,
+  FINAL_MINT_CODES,
   isRetryableStatus,
   type RetryOptions,
 } from "./retry_policy.ts";
@@ -182,6 +187,8 @@ export class SessionClient extends EventTarget {
   #sleeps = new Set<() => void>();
   #skewMs = 0;
   #disposed = false;
+  /** A refusal no later mint can change (`key_revoked`, `unknown_key`): answered without asking. */
+  #final: MintError | undefined;
 
   /** Creates the client; in the browser flow it starts the first mint unless `mintOnCreate` is false. */
   constructor(options: SessionClientOptions) {
@@ -313,6 +320,7 @@ export class SessionClient extends EventTarget {
 
   /** The one mint in flight, started if there is none. */
   #mint(): Promise<string> {
+    if (this.#final) return Promise.reject(this.#final);
     if (this.#inflight) return this.#inflight;
     if (this.#usable()) this.#refreshing.value = true;
     else this.#status.value = { state: "loading" };
@@ -332,9 +340,11 @@ export class SessionClient extends EventTarget {
       } catch (err) {
         const error = err instanceof MintError ? err : networkError(MintError, err);
         if (this.#disposed) throw disposedError();
-        const retryable = error.code === "network_error" || isRetryableStatus(error.status);
+        const retryable = !FINAL_MINT_CODES.has(error.code) &&
+          (error.code === "network_error" || isRetryableStatus(error.status));
         const tooLong = (error.retryAfterMs ?? 0) > retry.maxRetryAfterMs;
         if (!retryable || tooLong || attempt >= retry.maxAttempts) {
+          if (FINAL_MINT_CODES.has(error.code)) this.#final = error;
           this.#status.value = { state: "error", error: error.detail, code: error.code };
           throw error;
         }

@@ -12,6 +12,8 @@
  *   built from, so the browser has already refused to show the configurator anywhere else.
  * - Everything else is the ordinary mint policy: active key, allowed project, TTL bounds, the
  *   key's rate limit and budget.
+ * - Usage (lib/hub/usage.ts) counts these mints like the mint endpoint's, under the embedding
+ *   page's origin (`parentOrigin`), refusals included when they named an existing key.
  */
 import { AppError } from "../http/problem.ts";
 import { originAllowed } from "../http/origin.ts";
@@ -21,6 +23,7 @@ import { isWellFormedKeyId } from "./partner_key.ts";
 import { getProject } from "../store/projects.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
 import { type ParameterSchema, validateParameterSchema } from "../kernel/parameter_schema.ts";
+import type { SdkKeyRecord } from "../store/sdk_keys.ts";
 import { issue, loadActiveKey, type MintDeps, type MintResult } from "./mint.ts";
 
 /** The body the hosted configurator posts. */
@@ -44,6 +47,29 @@ export async function mintForConfigurator(
   deps: MintDeps,
   input: { origin: string | null; hubOrigins: readonly string[]; body: unknown },
 ): Promise<MintResult> {
+  const seen: { key?: SdkKeyRecord; parentOrigin?: string } = {};
+  try {
+    const result = await mintHosted(deps, input, seen);
+    // Counted under the embedding page's origin: that is where the partner's traffic came from.
+    deps.usage?.recordMint(result.claims.client_id, "ok", seen.parentOrigin, [
+      seen.parentOrigin!,
+    ]);
+    return result;
+  } catch (err) {
+    // As in mint.ts: only attempts that named an existing key are counted.
+    if (seen.key && deps.usage) {
+      const code = err instanceof AppError ? err.code : "internal_error";
+      deps.usage.recordMint(seen.key.keyId, code, seen.parentOrigin, seen.key.allowedOrigins);
+    }
+    throw err;
+  }
+}
+
+async function mintHosted(
+  deps: MintDeps,
+  input: { origin: string | null; hubOrigins: readonly string[]; body: unknown },
+  seen: { key?: SdkKeyRecord; parentOrigin?: string },
+): Promise<MintResult> {
   if (input.origin === null || !input.hubOrigins.includes(input.origin)) {
     throw new AppError(
       "origin_not_allowed",
@@ -54,7 +80,8 @@ export async function mintForConfigurator(
   if (!isWellFormedKeyId(body.keyId)) {
     throw new AppError("unknown_key", `"${body.keyId}" is not a keyId.`);
   }
-  const key = await loadActiveKey(deps, body.keyId, "unknown_key");
+  seen.parentOrigin = body.parentOrigin;
+  const key = await loadActiveKey(deps, body.keyId, "unknown_key", seen);
   if (!originAllowed(body.parentOrigin, key.allowedOrigins)) {
     throw new AppError(
       "origin_not_allowed",

@@ -1,77 +1,140 @@
 /**
  * Ready-to-paste snippets for the settings pages: both mint flows for a key, and the embeds of a
- * project (iframe, custom element, Preact/React). Values are JSON-quoted where they land in code,
- * so a label or slug can never break out of the snippet.
+ * project (iframe, custom element, Preact/React). Every value is escaped for where it lands — HTML
+ * attributes are entity-escaped, JavaScript gets JSON string literals, JSX gets expression
+ * containers, shell words are single-quoted — so a slug, origin, title or URL can never break out
+ * of the snippet.
+ *
+ * The custom element reads `key-id`, `project`, `hub-url` and `kernel-url`
+ * (lib/web/islands_embed.ts); the hosted page reads `?key=` (routes/configurator/[project]).
+ * tests/settings/embed_snippets_test.ts checks the snippets against those names.
  */
 
 /** Where the snippets point and what they name. */
 export interface SnippetTarget {
   /** The hub's public base URL, e.g. `https://hub.example`. */
   baseUrl: string;
+  /** The render service's public base URL (default `baseUrl`: hub and kernel in one). */
+  kernelUrl?: string;
   keyId: string;
+  /** The project slug (empty when the key lists none yet: a placeholder is shown). */
   project: string;
   /** An allowed origin of the key (for the server flow's `origin`). */
   origin: string;
+  /** The project's title, for the iframe's accessible name. */
+  title?: string;
+}
+
+/** Escapes text for a double- or single-quoted HTML attribute value (or element content). */
+export function escapeHtmlAttr(value: string): string {
+  return value.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("'", "&#39;")
+    .replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+/**
+ * A JavaScript string literal that is also safe inside an HTML `<script>` element: JSON, with
+ * `<`, `>`, `&` and the JS-only line terminators U+2028/U+2029 written as escapes.
+ */
+export function jsString(value: string): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** A POSIX shell word: single-quoted, with embedded quotes closed, escaped and reopened. */
+export function shellWord(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Text for a `//` comment: escaped like a string literal's content, so a line break cannot end the
+ * comment and `</script>` cannot end an enclosing script element.
+ */
+function commentText(value: string): string {
+  return jsString(value).slice(1, -1);
+}
+
+function projectOf(t: SnippetTarget): string {
+  return t.project || "your-project-slug";
+}
+
+function mintUrl(t: SnippetTarget): string {
+  return `${t.baseUrl}/api/v1/sdk/session-tokens`;
 }
 
 /** The browser flow (publishable keyId; the browser's Origin header is the proof). */
 export function browserFlowSnippet(t: SnippetTarget): string {
-  return `// In a page served from ${t.origin}
-const res = await fetch(${JSON.stringify(`${t.baseUrl}/api/v1/sdk/session-tokens`)}, {
+  return `// In a page served from ${commentText(t.origin)}
+const res = await fetch(${jsString(mintUrl(t))}, {
   method: "POST",
   headers: { "content-type": "application/json" },
-  body: JSON.stringify({ keyId: ${JSON.stringify(t.keyId)}, projectId: ${
-    JSON.stringify(t.project)
-  } }),
+  body: JSON.stringify({ keyId: ${jsString(t.keyId)}, projectId: ${jsString(projectOf(t))} }),
 });
 const { token, expiresAt } = await res.json();`;
 }
 
 /** The server flow with curl (the secret stays on the partner's server). */
 export function serverFlowCurl(t: SnippetTarget, secret = "sdk_" + t.keyId + "_<secret>"): string {
-  const body = JSON.stringify({ projectId: t.project, origin: t.origin });
-  return `curl -s -X POST ${t.baseUrl}/api/v1/sdk/session-tokens \\
-  -H "Authorization: Bearer ${secret}" \\
-  -H "Content-Type: application/json" \\
-  -d '${body}'`;
+  const body = JSON.stringify({ projectId: projectOf(t), origin: t.origin });
+  return `curl -s -X POST ${shellWord(mintUrl(t))} \\
+  -H ${shellWord(`Authorization: Bearer ${secret}`)} \\
+  -H 'Content-Type: application/json' \\
+  -d ${shellWord(body)}`;
 }
 
 /** The server flow with fetch, reading the key from the environment. */
 export function serverFlowFetch(t: SnippetTarget): string {
-  return `// On your server; SDK_KEY=sdk_${t.keyId}_<secret> (never send it to a browser)
-const res = await fetch(${JSON.stringify(`${t.baseUrl}/api/v1/sdk/session-tokens`)}, {
+  return `// On your server; SDK_KEY=sdk_${
+    commentText(t.keyId)
+  }_<secret> (never send it to a browser)
+const res = await fetch(${jsString(mintUrl(t))}, {
   method: "POST",
   headers: {
     authorization: \`Bearer \${process.env.SDK_KEY}\`,
     "content-type": "application/json",
   },
-  body: JSON.stringify({ projectId: ${JSON.stringify(t.project)}, origin: ${
-    JSON.stringify(t.origin)
-  } }),
+  body: JSON.stringify({ projectId: ${jsString(projectOf(t))}, origin: ${jsString(t.origin)} }),
 });
 const { token, expiresAt } = await res.json(); // hand the token to the page`;
 }
 
+/** The hosted configurator's URL for the key and project (the iframe's `src`). */
+export function configuratorUrl(t: SnippetTarget): string {
+  return `${t.baseUrl}/configurator/${encodeURIComponent(projectOf(t))}?key=${
+    encodeURIComponent(t.keyId)
+  }`;
+}
+
 /** The iframe embed of a project. */
 export function iframeSnippet(t: SnippetTarget): string {
-  const src = `${t.baseUrl}/configurator/${encodeURIComponent(t.project)}?key=${t.keyId}`;
-  return `<iframe src="${src}"
+  const title = t.title ? `${t.title} configurator` : "Configurator";
+  return `<iframe src="${escapeHtmlAttr(configuratorUrl(t))}"
   width="100%" height="640" style="border:0" allow="fullscreen"
-  title="Configurator"></iframe>`;
+  title="${escapeHtmlAttr(title)}"></iframe>`;
 }
 
 /** The custom-element embed of a project. */
 export function customElementSnippet(t: SnippetTarget): string {
-  return `<script type="module" src="${t.baseUrl}/sdk/v1/embed.js"></script>
-<cad-configurator key-id="${t.keyId}" project="${t.project}"></cad-configurator>`;
+  const a = escapeHtmlAttr;
+  return `<script type="module" src="${a(`${t.baseUrl}/sdk/v1/embed.js`)}"></script>
+<cad-configurator key-id="${a(t.keyId)}" project="${a(projectOf(t))}"
+  hub-url="${a(t.baseUrl)}" kernel-url="${a(t.kernelUrl ?? t.baseUrl)}"></cad-configurator>`;
 }
 
 /** The Preact/React embed (the custom element inside a component). */
 export function reactSnippet(t: SnippetTarget): string {
-  return `// Preact or React: load ${t.baseUrl}/sdk/v1/embed.js once (e.g. in index.html), then
+  return `// Preact or React: load ${
+    commentText(t.baseUrl)
+  }/sdk/v1/embed.js once (e.g. in index.html), then
 export function Configurator() {
-  return <cad-configurator key-id=${JSON.stringify(t.keyId)} project=${
-    JSON.stringify(t.project)
-  } />;
+  return (
+    <cad-configurator
+      key-id={${jsString(t.keyId)}}
+      project={${jsString(projectOf(t))}}
+      hub-url={${jsString(t.baseUrl)}}
+      kernel-url={${jsString(t.kernelUrl ?? t.baseUrl)}}
+    />
+  );
 }`;
 }

@@ -50,8 +50,25 @@ export async function anyActiveKeyAllowsOrigin(kv: Deno.Kv, origin: string): Pro
   return false;
 }
 
+/**
+ * Whether any key, active or revoked, lists `origin`: the mint endpoint's CORS rule, so a page
+ * whose key was revoked can read the `key_revoked` problem instead of seeing a network error.
+ * Revoked keys' origins are kept in `["sdk_key_origins_revoked", origin, keyId]` (written when a
+ * key is revoked; keys revoked before this index existed are not in it).
+ */
+export async function anyKeyListsOrigin(kv: Deno.Kv, origin: string): Promise<boolean> {
+  if (await anyActiveKeyAllowsOrigin(kv, origin)) return true;
+  const revoked = kv.list({ prefix: ["sdk_key_origins_revoked", origin] }, { limit: 1 });
+  for await (const _ of revoked) return true;
+  return false;
+}
+
 function activeOrigins(record: SdkKeyRecord | null): Set<string> {
   return new Set(record && record.revokedAt === null ? record.allowedOrigins : []);
+}
+
+function revokedOrigins(record: SdkKeyRecord | null): Set<string> {
+  return new Set(record && record.revokedAt !== null ? record.allowedOrigins : []);
 }
 
 function syncOriginIndex(
@@ -59,10 +76,17 @@ function syncOriginIndex(
   before: SdkKeyRecord | null,
   after: SdkKeyRecord,
 ): void {
-  const was = activeOrigins(before);
-  const now = activeOrigins(after);
-  for (const o of was) if (!now.has(o)) op.delete(["sdk_key_origins", o, after.keyId]);
-  for (const o of now) if (!was.has(o)) op.set(["sdk_key_origins", o, after.keyId], true);
+  for (
+    const [prefix, of] of [["sdk_key_origins", activeOrigins], [
+      "sdk_key_origins_revoked",
+      revokedOrigins,
+    ]] as const
+  ) {
+    const was = of(before);
+    const now = of(after);
+    for (const o of was) if (!now.has(o)) op.delete([prefix, o, after.keyId]);
+    for (const o of now) if (!was.has(o)) op.set([prefix, o, after.keyId], true);
+  }
 }
 
 /** The key with `keyId`, or null. */

@@ -10,6 +10,7 @@ import {
   type TokenExpiredDetail,
 } from "@/lib/client/session_client.ts";
 import { readTokenTimes } from "@/lib/client/token_payload.ts";
+import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
 import {
   createKeyFixture,
   type KeyFixture,
@@ -316,6 +317,44 @@ Deno.test("client - a 403 origin_not_allowed is an error with its code and is no
       assert.deepEqual(log.statuses, [403], "one request, no retry");
     } finally {
       session.dispose();
+    }
+  });
+});
+
+Deno.test("client - a revoked or unknown key ends the browser flow: its code shown, never asked again", async (t) => {
+  await withServer(async (server) => {
+    const key = await createKeyFixture(server.deps.kv);
+    await revokeSdkKey(server.deps.kv, key.keyId);
+    for (
+      const [code, keyId] of [["key_revoked", key.keyId], ["unknown_key", "kaaaaaaaaaaaaaaaaaaaa"]]
+    ) {
+      await t.step(code, async () => {
+        const clock = new ManualClock(Date.now());
+        const { fetch, log } = browserFetch(key.origin);
+        const session = browserSession(server, { ...key, keyId }, clock, fetch);
+        try {
+          await assert.rejects(session.getToken(), (err: unknown) => {
+            assert.ok(err instanceof MintError);
+            assert.equal(err.code, code);
+            return true;
+          });
+          const status = session.status.value;
+          assert.ok(status.state === "error");
+          assert.equal(status.code, code);
+          assert.equal(clock.pendingTimers, 0, "no retry is scheduled");
+          await clock.advance(10 * MINUTE);
+          // Later asks (a render, a refresh) get the same refusal without another request.
+          for (const ask of [() => session.getToken(), () => session.refreshSessionToken()]) {
+            await assert.rejects(
+              ask(),
+              (err: unknown) => err instanceof MintError && err.code === code,
+            );
+          }
+          assert.equal(log.requests.length, 1, "one request, no retry");
+        } finally {
+          session.dispose();
+        }
+      });
     }
   });
 });

@@ -1,79 +1,113 @@
 /**
- * The settings end to end in Chromium: a partner signs up, creates a project from the
- * wall-bracket example, creates a key for a storefront on another origin, copies the snippet,
- * and the storefront mints (browser flow) and renders; then the secret is rolled (the old one
- * still mints during grace), the key revoked (rendering stops), and the usage page shows the
- * counts. Screenshots go to test-artifacts/settings_*.png.
+ * The settings end to end in Chromium, as a partner would do it: sign up, create a project from
+ * the wall-bracket example, create a key for a storefront on another origin (a second loopback
+ * server), copy the custom-element and iframe snippets from the project page, paste them into
+ * storefront pages, and see the model drawn there. Then roll the secret (the old one still mints
+ * in the server flow during the grace period, and no longer after it or with no grace), revoke the
+ * key (the storefront's configurator shows the refusal), and check that the usage page counted
+ * every mint and render the browser and the server flow made. Screenshots go to
+ * test-artifacts/settings_*.png.
  */
 import assert from "node:assert/strict";
-import { validateParameterSchema } from "@/lib/kernel/parameter_schema.ts";
-import { substitute } from "@/lib/kernel/substitute.ts";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
+import type { Page } from "playwright-core";
 import { mint, startTestServer } from "../_helpers/server.ts";
 import { rid } from "../_helpers/redis.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
+import { modelPixels } from "./storefront_fixture.ts";
 
 const EXAMPLE = new URL("../../examples/projects/wall-bracket/", import.meta.url).pathname;
 
-/** The storefront: a page on its own origin that mints with the keyId and renders. */
-function storefrontPage(hub: string, keyId: string, project: string, dag: Dag): string {
-  return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Storefront</title>
-<style>body{font-family:system-ui;margin:40px}#out{font-size:18px}</style></head>
-<body><h1>Storefront</h1><p id="out" data-state="working">working…</p>
-<button id="again">Render again</button>
-<script type="module">
-const hub = ${JSON.stringify(hub)};
-const dag = ${JSON.stringify(dag)};
-const out = document.getElementById("out");
-let token = null;
-async function render() {
-  const res = await fetch(hub + "/v1/kernels/manifold/render", {
-    method: "POST",
-    headers: { authorization: "Bearer " + token, "content-type": "application/json" },
-    body: JSON.stringify({ dag }),
-  });
-  const body = await res.json();
-  if (!res.ok) { out.dataset.state = "refused"; out.textContent = "render refused: " + body.code; return; }
-  out.dataset.state = "rendered";
-  out.textContent = "rendered " + body.scene.triangles + " triangles (cache " + body.cache + ")";
+/** A storefront page with a pasted snippet, as a partner's CMS would serve it. */
+function storefrontPage(title: string, snippet: string): string {
+  return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:0;color:#1d2430;background:#fafafa}
+header{padding:16px 32px;background:#1d2430;color:#fff}header h1{margin:0;font-size:22px}
+main{display:grid;grid-template-columns:1fr 260px;gap:24px;padding:24px 32px}
+cad-configurator{display:block;height:640px}
+aside{background:#fff;border:1px solid #dde;border-radius:8px;padding:16px;height:fit-content}
+.price{font-size:28px;font-weight:600;margin:0 0 8px}
+</style></head>
+<body><header><h1>Bracket Shop</h1></header>
+<main><section><h2>${title}</h2>
+${snippet}
+</section><aside><p class="price">€14.90</p><p>Printed to your measurements.</p></aside></main>
+</body></html>`;
 }
-try {
-  const res = await fetch(hub + "/api/v1/sdk/session-tokens", {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ keyId: ${JSON.stringify(keyId)}, projectId: ${
-    JSON.stringify(project)
-  } }),
+
+/** Every mint and render answer the browser saw, by outcome (pages and frames of a context). */
+interface Observed {
+  mints: number[];
+  renders: number[];
+}
+
+function observe(page: Page, seen: Observed): void {
+  page.on("response", (res) => {
+    if (res.request().method() !== "POST") return;
+    const path = new URL(res.url()).pathname;
+    if (
+      path === "/api/v1/sdk/session-tokens" || /^\/configurator\/[^/]+\/session-token$/.test(path)
+    ) {
+      seen.mints.push(res.status());
+    } else if (path.startsWith("/v1/kernels/")) {
+      seen.renders.push(res.status());
+    }
   });
-  token = (await res.json()).token;
-  await render();
-} catch (err) { out.dataset.state = "blocked"; out.textContent = "blocked: " + err.name; }
-document.getElementById("again").onclick = () => render();
-</script></body></html>`;
+}
+
+/** Waits for the configurator (custom element or hosted page) to draw, and checks the pixels. */
+async function drawn(target: Page | import("playwright-core").Frame, what: string): Promise<void> {
+  await target.locator('.cad-configurator[data-render-status="ready"]').waitFor({
+    timeout: 60_000,
+  });
+  await target.waitForTimeout(300);
+  const { drawn, total } = await modelPixels(target);
+  assert.ok(drawn > total * 0.02, `${what}: the model covers pixels (${drawn} of ${total})`);
 }
 
 Deno.test({
   name:
-    "e2e - settings: sign up, project, key for a storefront, mint and render, roll, revoke, usage",
+    "e2e - settings: sign up, project, key, pasted snippets draw on the storefront, roll, revoke, usage",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
-    const server = await startTestServer();
+    // The hub's clock can be moved forward to pass a grace period (the browser's stays).
+    let skewMs = 0;
+    const server = await startTestServer({ clock: () => Date.now() + skewMs });
     const hub = server.url.replace("localhost", "127.0.0.1");
-    let storefrontHtml = "<p>not ready</p>";
+    const pages: Record<string, string> = {};
     const storefront = Deno.serve(
       { port: 0, hostname: "127.0.0.1", onListen() {} },
-      () => new Response(storefrontHtml, { headers: { "content-type": "text/html" } }),
+      (req) => {
+        const html = pages[new URL(req.url).pathname];
+        return html
+          ? new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } })
+          : new Response("not found", { status: 404 });
+      },
     );
     const storeOrigin = `http://127.0.0.1:${storefront.addr.port}`;
     const browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: hub });
     const page = await context.newPage();
-    const shot = (name: string) =>
-      page.screenshot({ path: `${ARTIFACTS}settings_${name}.png`, fullPage: true });
+    const seen: Observed = { mints: [], renders: [] };
+    const backend: Observed = { mints: [], renders: [] };
+    const errors: string[] = [];
+    const shot = (name: string, p: Page = page) =>
+      p.screenshot({ path: `${ARTIFACTS}settings_${name}.png`, fullPage: true });
     const slug = `wall-bracket-${rid(3)}`;
     let keyId = "";
     let firstKey = "";
+    let store: Page | undefined;
+    /** A server-flow mint (the partner's backend), counted like the browser's. */
+    const serverMint = async (key: string) => {
+      const res = await mint(hub, { projectId: slug, origin: storeOrigin }, {
+        authorization: `Bearer ${key}`,
+      });
+      backend.mints.push(res.status);
+      const body = await res.json();
+      return { status: res.status, code: body.code as string | undefined };
+    };
     try {
       await t.step("sign up", async () => {
         await page.goto(`${hub}/auth/signup`);
@@ -143,21 +177,54 @@ Deno.test({
         },
       );
 
-      await t.step("the storefront origin mints and renders", async () => {
-        const template = JSON.parse(await Deno.readTextFile(`${EXAMPLE}template.dag.json`));
-        const schema = validateParameterSchema(
-          JSON.parse(await Deno.readTextFile(`${EXAMPLE}parameters.schema.json`)),
-        );
-        storefrontHtml = storefrontPage(
-          hub,
-          keyId,
-          slug,
-          substitute(template, schema, { width: 60 }),
-        );
-        await page.goto(`${storeOrigin}/`);
-        await page.locator('#out[data-state="rendered"]').waitFor({ timeout: 30_000 });
-        assert.match(await page.locator("#out").textContent() ?? "", /^rendered \d+ triangles/);
-        await shot("05_storefront_rendered");
+      await t.step("copy the embed snippets from the project page", async () => {
+        await page.goto(`${hub}/settings/projects/${slug}`);
+        await page.locator("#embed-element").scrollIntoViewIfNeeded();
+        await shot("05a_embed_snippets");
+        const copy = async (id: string) => {
+          await page.click(`button[data-copy="${id}"]`);
+          const text = await page.evaluate(() => navigator.clipboard.readText());
+          assert.equal(text, await page.locator(`#${id}`).textContent(), "copied as shown");
+          return text;
+        };
+        const element = await copy("embed-element");
+        const iframe = await copy("embed-iframe");
+        assert.ok(element.includes(`key-id="${keyId}"`), element);
+        assert.ok(element.includes(`hub-url="${hub}"`), element);
+        assert.ok(element.includes(`kernel-url="${hub}"`), element);
+        assert.ok(iframe.includes(`${hub}/configurator/${slug}?key=${keyId}`), iframe);
+        pages["/bracket"] = storefrontPage("Wall bracket (custom element)", element);
+        pages["/bracket-iframe"] = storefrontPage("Wall bracket (iframe)", iframe);
+      });
+
+      await t.step(
+        "the pasted custom element draws the model on the storefront origin",
+        async () => {
+          store = await context.newPage();
+          observe(store, seen);
+          store.on("pageerror", (e) => errors.push(String(e)));
+          await store.goto(`${storeOrigin}/bracket`);
+          await drawn(store, "custom element");
+          assert.equal(
+            await store.locator("cad-configurator").getAttribute("data-token-status"),
+            "ready",
+          );
+          await shot("05_storefront_element", store);
+        },
+      );
+
+      await t.step("the pasted iframe draws the model on the storefront origin", async () => {
+        const framed = await context.newPage();
+        observe(framed, seen);
+        framed.on("pageerror", (e) => errors.push(String(e)));
+        await framed.goto(`${storeOrigin}/bracket-iframe`);
+        await framed.locator("iframe").waitFor();
+        const frame = await (await framed.locator("iframe").elementHandle())!.contentFrame();
+        assert.ok(frame, "the iframe has a document");
+        await drawn(frame, "iframe");
+        assert.equal(new URL(frame.url()).origin, hub, "the hosted page is the hub's");
+        await shot("05b_storefront_iframe", framed);
+        await framed.close();
       });
 
       await t.step("the origin tester agrees", async () => {
@@ -172,7 +239,7 @@ Deno.test({
         await shot("06_key_page");
       });
 
-      await t.step("roll the secret: the old one still mints during grace", async () => {
+      await t.step("roll the secret: the old one mints during grace, not after it", async () => {
         await page.selectOption('select[name="grace"]', "3600");
         await page.click('button:has-text("Roll secret")');
         await page.locator("#key-plaintext").waitFor();
@@ -180,48 +247,92 @@ Deno.test({
         assert.notEqual(rolled, firstKey);
         assert.equal(rolled.split("_")[1], keyId);
         await shot("07_rolled");
-        for (const key of [firstKey, rolled]) {
-          const res = await mint(hub, { projectId: slug, origin: storeOrigin }, {
-            authorization: `Bearer ${key}`,
+        assert.equal((await serverMint(firstKey)).status, 200, "old secret during grace");
+        assert.equal((await serverMint(rolled)).status, 200, "new secret");
+        // An hour and a second later on the hub's clock, the old secret is refused.
+        skewMs = 3601_000;
+        try {
+          assert.deepEqual(await serverMint(firstKey), {
+            status: 401,
+            code: "invalid_credentials",
           });
-          assert.equal(res.status, 200, `${key === firstKey ? "old" : "new"} secret mints`);
-          await res.body?.cancel();
+          assert.equal((await serverMint(rolled)).status, 200, "the new secret still mints");
+        } finally {
+          skewMs = 0;
         }
+        // Rolled again with no grace: the previous secret stops at once.
+        await page.goto(`${hub}/settings/keys/${keyId}`);
+        await page.selectOption('select[name="grace"]', "0");
+        await page.click('button:has-text("Roll secret")');
+        await page.locator("#key-plaintext").waitFor();
+        const third = (await page.locator("#key-plaintext").textContent())!;
+        assert.deepEqual(await serverMint(rolled), { status: 401, code: "invalid_credentials" });
+        assert.equal((await serverMint(third)).status, 200);
+        // The browser flow never needed the secret: the storefront still renders.
+        await store!.reload();
+        await drawn(store!, "custom element after the rolls");
       });
 
-      await t.step("revoke: the storefront's token stops rendering", async () => {
-        await page.goto(`${storeOrigin}/`);
-        await page.locator('#out[data-state="rendered"]').waitFor({ timeout: 30_000 });
-        const store = page;
-        const admin = await context.newPage();
-        await admin.goto(`${hub}/settings/keys/${keyId}`);
-        await admin.click('button:has-text("Revoke key")');
-        await admin.waitForURL(`${hub}/settings/keys?done=revoked`);
+      await t.step("revoke: the storefront's configurator shows the refusal", async () => {
+        await page.goto(`${hub}/settings/keys/${keyId}`);
+        await page.click('button:has-text("Revoke key")');
+        await page.waitForURL(`${hub}/settings/keys?done=revoked`);
         assert.match(
-          await admin.locator(`tr[data-key-id="${keyId}"]`).textContent() ?? "",
+          await page.locator(`tr[data-key-id="${keyId}"]`).textContent() ?? "",
           /revoked/,
         );
-        await admin.screenshot({ path: `${ARTIFACTS}settings_08_revoked.png`, fullPage: true });
-        await store.click("#again");
-        await store.locator('#out[data-state="refused"]').waitFor({ timeout: 10_000 });
-        assert.equal(await store.locator("#out").textContent(), "render refused: token_revoked");
-        await shot("09_storefront_refused");
-        await admin.close();
+        await shot("08_revoked");
+        const cfg = store!.locator("cad-configurator .cad-configurator");
+        // The open page changes a value: its token is refused at render time.
+        await store!.fill("cad-configurator #cad-p-width", "70");
+        await store!.press("cad-configurator #cad-p-width", "Enter");
+        await store!.locator('cad-configurator [data-error-code="token_revoked"]').waitFor({
+          timeout: 15_000,
+        });
+        await shot("09a_storefront_token_revoked", store);
+        // A visitor who comes later: the mint is refused, and the configurator says why.
+        const before = seen.mints.length;
+        await store!.reload();
+        await store!.locator('cad-configurator .cad-configurator[data-error-code="key_revoked"]')
+          .waitFor({ timeout: 15_000 });
+        const alert = await store!.locator("cad-configurator [role=alert]").first().textContent();
+        assert.match(alert ?? "", /revoked/i, alert ?? "");
+        assert.equal(await cfg.getAttribute("data-token-status"), "error");
+        await shot("09_storefront_key_revoked", store);
+        // The iframe page is refused by the hub with the problem code.
+        const framed = await context.newPage();
+        await framed.goto(`${storeOrigin}/bracket-iframe`);
+        const frame = await (await framed.locator("iframe").elementHandle())!.contentFrame();
+        await frame!.locator("body").waitFor();
+        assert.match(await frame!.locator("body").textContent() ?? "", /key_revoked/);
+        await shot("09b_storefront_iframe_revoked", framed);
+        await framed.close();
+        // The page asked once and took the answer: no retries of a revoked key's mint.
+        assert.deepEqual(seen.mints.slice(before), [401]);
+        // The server flow is refused as well.
+        assert.equal((await serverMint(firstKey)).code, "key_revoked");
       });
 
       await t.step("the usage page counted what happened", async () => {
+        const ok = (xs: number[]) => xs.filter((s) => s === 200).length;
+        const bad = (xs: number[]) => xs.filter((s) => s !== 200).length;
+        const mintsOk = ok(seen.mints) + ok(backend.mints);
+        const mintsDenied = bad(seen.mints) + bad(backend.mints);
+        // Both embeds minted and rendered; the browser saw the refusals after the revocation.
+        assert.ok(ok(seen.mints) >= 3, `browser mints: ${seen.mints}`);
+        assert.ok(ok(seen.renders) >= 3, `browser renders: ${seen.renders}`);
+        assert.ok(bad(seen.renders) >= 1, `refused renders: ${seen.renders}`);
         await page.goto(`${hub}/settings/usage/${keyId}`);
         const stat = async (name: string) =>
-          (await page.locator(`[data-stat="${name}"] b`).textContent())?.trim();
-        // Two storefront mints (browser flow) + two server-flow mints after the roll.
-        assert.equal(await stat("mints-ok"), "4");
-        // Two storefront renders, then one refused after revocation.
-        assert.equal(await stat("renders"), "2");
-        assert.equal(await stat("renders-denied"), "1");
-        assert.match(
-          await page.locator("body").textContent() ?? "",
-          new RegExp(storeOrigin.replaceAll(".", "\\.")),
-        );
+          Number((await page.locator(`[data-stat="${name}"] b`).textContent())?.trim());
+        assert.equal(await stat("mints-ok"), mintsOk, "successful mints");
+        assert.equal(await stat("mints-denied"), mintsDenied, "refused mints");
+        assert.equal(await stat("renders"), ok(seen.renders), "renders");
+        assert.equal(await stat("renders-denied"), bad(seen.renders), "refused renders");
+        const text = await page.locator("body").textContent() ?? "";
+        assert.ok(text.includes(storeOrigin), "mints are listed under the storefront's origin");
+        assert.match(text, /key_revoked/);
+        assert.match(text, /invalid_credentials/);
         await shot("10_usage");
         await page.goto(`${hub}/settings/audit`);
         const audit = await page.locator("#audit").textContent() ?? "";
@@ -239,8 +350,10 @@ Deno.test({
         await shot("11_audit");
         await page.goto(`${hub}/settings/usage`);
         assert.equal(
-          (await page.locator(`tr[data-key-id="${keyId}"] td.num`).first().textContent())?.trim(),
-          "4",
+          Number(
+            (await page.locator(`tr[data-key-id="${keyId}"] td.num`).first().textContent())?.trim(),
+          ),
+          mintsOk,
         );
         await shot("12_usage_overview");
         await page.goto(`${hub}/settings/members`);
@@ -248,6 +361,7 @@ Deno.test({
         await page.click('button:has-text("Sign out")');
         await page.waitForURL(`${hub}/auth/signin`);
         await shot("14_signed_out");
+        assert.deepEqual(errors, [], "no page errors on the storefront");
       });
     } finally {
       await browser.close();

@@ -385,10 +385,38 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
       const res = await preflight(f.origin, "content-type, authorization");
       assert.equal(res.headers.get("access-control-allow-origin"), null);
     });
-    await t.step("a revoked key's origin is no longer allowed", async () => {
+    await t.step("a revoked key's origin may read the refusal (key_revoked)", async () => {
       await revokeSdkKey(server.deps.kv, f.keyId);
-      const res = await preflight(f.origin);
+      const pre = await preflight(f.origin);
+      assert.equal(pre.headers.get("access-control-allow-origin"), f.origin);
+      assert.equal(
+        (await preflight(f.origin, "content-type, authorization")).headers.get(
+          "access-control-allow-origin",
+        ),
+        null,
+        "still never Authorization",
+      );
+      // Nothing minted with this key before, so no cached record hides the revocation.
+      const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+        origin: f.origin,
+      });
+      assert.equal(res.status, 401);
+      assert.equal((await res.json()).code, "key_revoked");
+      assert.equal(res.headers.get("access-control-allow-origin"), f.origin);
+    });
+    await t.step("an origin no key ever listed stays blocked after the revocation", async () => {
+      const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+        origin: "https://evil.example",
+      });
+      assert.equal(res.status, 401);
+      await res.body?.cancel();
       assert.equal(res.headers.get("access-control-allow-origin"), null);
+      assert.equal(
+        (await preflight("https://evil.example")).headers.get(
+          "access-control-allow-origin",
+        ),
+        null,
+      );
     });
   } finally {
     await server.close();

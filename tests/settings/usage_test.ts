@@ -98,3 +98,53 @@ Deno.test("usage - foreign origins per key and day are bounded; CSV cells are de
     kv.close();
   }
 });
+
+Deno.test({
+  name:
+    "usage - the hosted configurator's mints (under the embedding origin) and its renders are counted",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const server = await startTestServer();
+    try {
+      const { kv } = server.deps;
+      const f = await createKeyFixture(kv);
+      await publishFixture(kv, f.partnerId, f.project);
+      const hosted = (parentOrigin: string) =>
+        fetch(`${server.url}/configurator/${f.project}/session-token`, {
+          method: "POST",
+          // The hosted page is the hub's own: its requests carry the hub's origin.
+          headers: { origin: server.url, "content-type": "application/json" },
+          body: JSON.stringify({ keyId: f.keyId, projectId: f.project, parentOrigin }),
+        });
+      const ok = await hosted(f.origin);
+      assert.equal(ok.status, 200);
+      const { token } = await ok.json();
+      const denied = await hosted("https://framer.example");
+      assert.equal(denied.status, 403);
+      await denied.body?.cancel();
+      const dag = await finishedDag("plate", { width: 80 });
+      const r = await fetch(`${server.url}/v1/kernels/manifold/render`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          origin: server.url,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ dag }),
+      });
+      assert.equal(r.status, 200);
+      await r.body?.cancel();
+      await server.deps.usage!.flush();
+      const u = await usageSummary(kv, f.keyId);
+      assert.equal(u.mintsOk, 1);
+      assert.deepEqual(u.mintOrigins, [{ origin: f.origin, count: 1 }]);
+      assert.deepEqual(u.denials, [
+        { reason: "origin_not_allowed", origin: "https://framer.example", count: 1 },
+      ]);
+      assert.equal(u.renders, 1);
+    } finally {
+      await server.close();
+    }
+  },
+});

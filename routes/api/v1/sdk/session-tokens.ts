@@ -5,7 +5,7 @@ import { readRequestOrigin } from "@/lib/http/origin.ts";
 import { problemResponse, toAppError } from "@/lib/http/problem.ts";
 import { mintSessionToken } from "@/lib/hub/mint.ts";
 import type { MintResponse } from "@/lib/hub/mint_request.ts";
-import { anyActiveKeyAllowsOrigin } from "@/lib/store/sdk_keys.ts";
+import { anyKeyListsOrigin } from "@/lib/store/sdk_keys.ts";
 import { type Handlers, hubDeps, type RouteConfig, type RouteContext } from "@/lib/web/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
@@ -18,8 +18,12 @@ const CORS: CorsPolicy = {
   maxAgeSeconds: 600,
 };
 
+/**
+ * CORS is granted to origins some key lists — revoked keys included, so a page whose key was
+ * revoked reads `key_revoked`; an origin no key ever listed stays blocked (docs/api.md, CORS).
+ */
 async function corsAllowed(ctx: RouteContext, origin: string | null): Promise<boolean> {
-  return origin !== null && await anyActiveKeyAllowsOrigin(ctx.var.deps.kv, origin);
+  return origin !== null && await anyKeyListsOrigin(ctx.var.deps.kv, origin);
 }
 
 export const handler: Handlers = {

@@ -10,6 +10,7 @@ import {
   type SettingsFrame,
   settingsFrame,
   siteBaseUrl,
+  siteKernelUrl,
 } from "@/lib/auth/settings_session.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import {
@@ -40,6 +41,7 @@ interface ProjectData {
   keys: SdkKeyView[];
   selectedKey: string | null;
   baseUrl: string;
+  kernelUrl: string;
   notice?: string;
   publishError?: PublishError;
   preview?: ProjectPreview;
@@ -61,6 +63,7 @@ async function load(ctx: RouteContext): Promise<ProjectData> {
     keys,
     selectedKey,
     baseUrl: siteBaseUrl(ctx),
+    kernelUrl: siteKernelUrl(ctx),
   };
 }
 
@@ -140,9 +143,11 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
   const target: SnippetTarget | null = key
     ? {
       baseUrl: data.baseUrl,
+      kernelUrl: data.kernelUrl,
       keyId: key.keyId,
       project: project.slug,
       origin: key.allowedOrigins[0],
+      title: project.title,
     }
     : null;
   return (
