@@ -74,20 +74,34 @@ export interface RenderResponse {
   omitted: string[];
 }
 
+/** What the route sends: the response bytes (docs/api.md) and where the scene came from. */
+export interface RenderOutcome {
+  cache: CacheLevel;
+  /** The JSON response body, exactly `JSON.stringify` of a `RenderResponse`. */
+  body: Uint8Array<ArrayBuffer>;
+}
+
 /**
  * Runs the pipeline for one request.
+ *
+ * Two paths with the same observable order of checks. A body whose exact text passed the body
+ * checks before (the memo) from a request whose Origin matches its token takes the fast path:
+ * the revocation lookups, the budget spend and (if L1 misses) the L2 read go to Redis together,
+ * one round trip, and the revocation answer is still looked at first. The cost of that: a revoked
+ * token's request may have one budget unit counted before it is refused (the token is refused
+ * anyway, so the unit was never usable). Every other request runs the steps one after another.
  *
  * @example
  * ```ts
  * const trace: RenderTrace = {};
- * const res = await renderRequest(deps, { kernel: "manifold", authorization, origin, body }, trace);
+ * const out = await renderRequest(deps, { kernel: "manifold", authorization, origin, body }, trace);
  * ```
  */
 export async function renderRequest(
   deps: RenderDeps,
   input: RenderInput,
   trace: RenderTrace,
-): Promise<RenderResponse> {
+): Promise<RenderOutcome> {
   if (!(KERNELS as readonly string[]).includes(input.kernel)) {
     throw new AppError(
       "unknown_kernel",
@@ -96,21 +110,17 @@ export async function renderRequest(
   }
   const claims = await verify(deps, input.authorization, trace);
   trace.claims = claims;
+  const text = decodeUtf8(input.body);
+  const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
+  if (input.origin === claims.origin && memoKey !== undefined) {
+    const known = await rememberedBody(deps, claims, memoKey);
+    if (known) return await renderChecked(deps, input, claims, known, text!, "together");
+  }
   // The revocation lookup (a Redis round trip) runs while the body is checked; its answer still
   // comes first: a revoked token (or a Redis failure) is reported before an origin or body error.
-  const revocation = deps.revocations.isRevoked(claims).then(
-    (revoked) => ({ revoked, error: undefined }),
-    (error: unknown) => ({ revoked: false, error }),
-  );
-  const notRevoked = async () => {
-    const { revoked, error } = await revocation;
-    if (error !== undefined) throw error;
-    if (revoked) {
-      throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
-    }
-  };
+  const revocation = settle(deps.revocations.isRevoked(claims));
   if (input.origin !== claims.origin) {
-    await notRevoked();
+    await notRevoked(revocation);
     throw new AppError(
       "origin_mismatch",
       input.origin === null
@@ -120,14 +130,38 @@ export async function renderRequest(
   }
   let body: Awaited<ReturnType<typeof checkBody>>;
   try {
-    body = await checkBody(deps, claims, input.body);
+    body = await checkBody(deps, claims, input.body, memoKey);
   } finally {
-    await notRevoked();
+    await notRevoked(revocation);
   }
-  const { checked, dag } = body;
-  // The L2 read (if L1 misses) starts with the budget spend: one Redis round trip for both.
+  return await renderChecked(deps, input, claims, body.checked, text, "after", body.dag);
+}
+
+/**
+ * Steps after the body checks: spend one budget unit, L1, L2, evaluate, respond. With "together"
+ * the revocation lookup is sent with the spend (one Redis round trip) and checked first; with
+ * "after" it has already been checked.
+ */
+async function renderChecked(
+  deps: RenderDeps,
+  input: RenderInput,
+  claims: SessionClaims,
+  checked: CheckedBody,
+  text: string | undefined,
+  revocationCheck: "together" | "after",
+  dag?: Dag,
+): Promise<RenderOutcome> {
+  // Sent in the same tick, so the client writes them to Redis as one batch: the revocation GETs
+  // (fast path only), the L2 read (only if L1 misses) and the budget script.
+  const revocation = revocationCheck === "together"
+    ? settle(deps.revocations.isRevoked(claims))
+    : undefined;
   const early = deps.cache.prefetch?.(checked.cacheKey);
-  const spend = await deps.budgets.spend(claims.jti, claims.budget, claims.exp);
+  const spending = settle(deps.budgets.spend(claims.jti, claims.budget, claims.exp));
+  if (revocation) await notRevoked(revocation);
+  const spent = await spending;
+  if (spent.error !== undefined) throw spent.error;
+  const spend = spent.value!;
   if (!spend.allowed) {
     throw new AppError(
       "budget_exhausted",
@@ -138,56 +172,92 @@ export async function renderRequest(
   const { scene, cache } = await deps.cache.getOrCompute(
     checked.cacheKey,
     () => {
-      // A remembered body was checked before: its bytes parse to the same valid DAG.
-      const toEvaluate = dag ?? (parseJsonBytes(input.body) as { dag: Dag }).dag;
+      // A remembered body was checked before: its text parses to the same valid DAG.
+      const parsed = text === undefined ? parseJsonBytes(input.body) : JSON.parse(text);
+      const toEvaluate = dag ?? (parsed as { dag: Dag }).dag;
       return checked.python
         ? deps.evaluate(toEvaluate, PYTHON_MODE_LIMITS)
         : deps.evaluate(toEvaluate);
     },
     early,
   );
-  const have = new Set(checked.have);
-  const meshes: Record<string, EncodedMesh> = {};
-  const omitted: string[] = [];
-  for (const [meshHash, mesh] of Object.entries(scene.meshes)) {
-    if (have.has(meshHash)) omitted.push(meshHash);
-    else meshes[meshHash] = mesh;
-  }
-  const { meshes: _all, ...rest } = scene;
-  return {
+  const body = scene.response({
     kernel: input.kernel,
     kernelVersion: KERNEL_VERSION,
     project: claims.project,
     version: checked.version,
     dagHash: checked.dagHash,
     cache,
-    budget: { remaining: spend.remaining },
-    scene: rest,
-    meshes,
-    omitted,
-  };
+    remaining: spend.remaining,
+  }, checked.have);
+  return { cache, body };
+}
+
+interface Settled<T> {
+  value?: T;
+  error?: unknown;
+}
+
+/** A promise that never rejects (it is awaited later, possibly after another throw). */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then((value) => ({ value }), (error: unknown) => ({ error: error ?? "error" }));
+}
+
+/** Throws `token_revoked`, or the lookup's own error (Redis down fails closed). */
+async function notRevoked(revocation: Promise<Settled<boolean>>): Promise<void> {
+  const { value, error } = await revocation;
+  if (error !== undefined) throw error;
+  if (value) throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The body as text, or undefined when it is not UTF-8 (the checks then refuse it). */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The memo's entry for this exact body text if it is still valid for the project version it
+ * names; undefined on any doubt (the full checks then run, in order, and report errors).
+ */
+async function rememberedBody(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  memoKey: string,
+): Promise<CheckedBody | undefined> {
+  const known = deps.checkedBodies?.get(memoKey);
+  if (!known) return undefined;
+  try {
+    const project = await deps.templates.get(claims.project, known.requestedVersion);
+    if (project.version === known.version && project.templateHash === known.templateHash) {
+      return known;
+    }
+  } catch {
+    // The full path asks again and reports the error in its place in the order.
+  }
+  return undefined;
 }
 
 /**
  * Steps 5–6 (body shape, template instance, values) for this token's project, answered from the
- * memo when the same bytes passed them before against the same project version.
+ * memo when the same text passed them before against the same project version.
  */
 async function checkBody(
   deps: RenderDeps,
   claims: SessionClaims,
   bytes: Uint8Array,
+  memoKey: string | undefined,
 ): Promise<{ checked: CheckedBody; dag?: Dag }> {
   const memo = deps.checkedBodies;
-  if (!memo) return await checkBodyNow(deps, claims, bytes);
-  const digest = await CheckedBodies.digest(claims.project, bytes);
-  const known = memo.get(digest);
-  if (known) {
-    const project = await deps.templates.get(claims.project, known.requestedVersion);
-    if (project.version === known.version && project.templateHash === known.templateHash) {
-      return { checked: known };
-    }
-  }
-  return await memo.check(digest, () => checkBodyNow(deps, claims, bytes));
+  if (!memo || memoKey === undefined) return await checkBodyNow(deps, claims, bytes);
+  const known = await rememberedBody(deps, claims, memoKey);
+  if (known) return { checked: known };
+  return await memo.check(memoKey, () => checkBodyNow(deps, claims, bytes));
 }
 
 /** Parses and checks a body against the token's project template (no memo). */
