@@ -69,30 +69,22 @@ export class PreparedScene {
       hash,
       text: JSON.stringify(hash) + ":" + JSON.stringify(mesh),
     }));
-    const head = encoder.encode('"scene":' + restJson);
-    const parts = members.map((m) => encoder.encode(m.text));
-    const end = encoder.encode('},"omitted":[]}');
-    let size = head.byteLength + MESHES_OPEN.byteLength + end.byteLength;
-    for (const p of parts) size += p.byteLength;
-    size += Math.max(0, parts.length - 1);
-    const bytes = new Uint8Array(size);
-    bytes.set(head, 0);
-    let at = head.byteLength;
-    bytes.set(MESHES_OPEN, at);
-    at += MESHES_OPEN.byteLength;
+    // One encode of the whole tail; the spans are found from each piece's UTF-8 length.
+    const head = '"scene":' + restJson;
+    const meshesJson = members.map((m) => m.text).join(",");
+    const bytes = encoder.encode(head + ',"meshes":{' + meshesJson + '},"omitted":[]}');
+    const sceneEnd = utf8Length(head);
     const spans: MeshSpan[] = [];
-    parts.forEach((p, i) => {
-      if (i > 0) bytes[at++] = COMMA[0];
-      bytes.set(p, at);
-      spans.push({ hash: members[i].hash, start: at, end: at + p.byteLength });
-      at += p.byteLength;
-    });
-    bytes.set(end, at);
-    const meshesJson = "{" + members.map((m) => m.text).join(",") + "}";
+    let at = sceneEnd + MESHES_OPEN.byteLength;
+    for (const m of members) {
+      const end = at + utf8Length(m.text);
+      spans.push({ hash: m.hash, start: at, end });
+      at = end + 1;
+    }
     const json = restJson === "{}"
-      ? `{"meshes":${meshesJson}}`
-      : `{"meshes":${meshesJson},` + restJson.slice(1);
-    return { prepared: new PreparedScene(bytes, head.byteLength, spans), json };
+      ? `{"meshes":{${meshesJson}}}`
+      : `{"meshes":{${meshesJson}},` + restJson.slice(1);
+    return { prepared: new PreparedScene(bytes, sceneEnd, spans), json };
   }
 
   /** Approximate bytes this entry holds (for the L1 bound). */
@@ -144,6 +136,21 @@ export class PreparedScene {
     chunks.push(encoder.encode(`},"omitted":${JSON.stringify(omitted.map((s) => s.hash))}}`));
     return concat(chunks);
   }
+}
+
+/** UTF-8 byte length of a string (JSON text: lone surrogates were escaped by JSON.stringify). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
