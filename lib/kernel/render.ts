@@ -84,12 +84,14 @@ export interface RenderOutcome {
 /**
  * Runs the pipeline for one request.
  *
- * Two paths with the same observable order of checks. A body whose exact text passed the body
- * checks before (the memo) from a request whose Origin matches its token takes the fast path:
- * the revocation lookups, the budget spend and (if L1 misses) the L2 read go to Redis together,
- * one round trip, and the revocation answer is still looked at first. The cost of that: a revoked
- * token's request may have one budget unit counted before it is refused (the token is refused
- * anyway, so the unit was never usable). Every other request runs the steps one after another.
+ * Redis is asked once per request, in one batch: the revocation lookups are sent first, the body
+ * checks run meanwhile (a body whose exact text passed them before is answered by the memo), and
+ * as soon as the origin and the body have passed, the budget spend and (if L1 misses) the L2 read
+ * are sent without waiting for the revocation answer. The answers are still looked at in the
+ * contract's order: a revoked token (or a Redis failure) is reported before an origin, body or
+ * budget error. The one observable cost: a request of a revoked token whose origin and body are
+ * fine has one unit of that token's budget counted before it is refused (the token can never
+ * render again, so the unit was never usable).
  *
  * @example
  * ```ts
@@ -110,14 +112,6 @@ export async function renderRequest(
   }
   const claims = await verify(deps, input.authorization, trace);
   trace.claims = claims;
-  const text = decodeUtf8(input.body);
-  const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
-  if (input.origin === claims.origin && memoKey !== undefined) {
-    const known = await rememberedBody(deps, claims, memoKey);
-    if (known) return await renderChecked(deps, input, claims, known, text!, "together");
-  }
-  // The revocation lookup (a Redis round trip) runs while the body is checked; its answer still
-  // comes first: a revoked token (or a Redis failure) is reported before an origin or body error.
   const revocation = settle(deps.revocations.isRevoked(claims));
   if (input.origin !== claims.origin) {
     await notRevoked(revocation);
@@ -128,37 +122,21 @@ export async function renderRequest(
         : `The Origin "${input.origin}" does not match this token's origin "${claims.origin}".`,
     );
   }
+  const text = decodeUtf8(input.body);
+  const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
   let body: Awaited<ReturnType<typeof checkBody>>;
   try {
     body = await checkBody(deps, claims, input.body, memoKey);
-  } finally {
+  } catch (err) {
     await notRevoked(revocation);
+    throw err;
   }
-  return await renderChecked(deps, input, claims, body.checked, text, "after", body.dag);
-}
-
-/**
- * Steps after the body checks: spend one budget unit, L1, L2, evaluate, respond. With "together"
- * the revocation lookup is sent with the spend (one Redis round trip) and checked first; with
- * "after" it has already been checked.
- */
-async function renderChecked(
-  deps: RenderDeps,
-  input: RenderInput,
-  claims: SessionClaims,
-  checked: CheckedBody,
-  text: string | undefined,
-  revocationCheck: "together" | "after",
-  dag?: Dag,
-): Promise<RenderOutcome> {
-  // Sent in the same tick, so the client writes them to Redis as one batch: the revocation GETs
-  // (fast path only), the L2 read (only if L1 misses) and the budget script.
-  const revocation = revocationCheck === "together"
-    ? settle(deps.revocations.isRevoked(claims))
-    : undefined;
+  const { checked, dag } = body;
+  // Sent in the same tick as the revocation GETs when the checks did not wait (a remembered
+  // body): the client writes them to Redis as one batch.
   const early = deps.cache.prefetch?.(checked.cacheKey);
   const spending = settle(deps.budgets.spend(claims.jti, claims.budget, claims.exp));
-  if (revocation) await notRevoked(revocation);
+  await notRevoked(revocation);
   const spent = await spending;
   if (spent.error !== undefined) throw spent.error;
   const spend = spent.value!;
@@ -173,15 +151,15 @@ async function renderChecked(
     checked.cacheKey,
     () => {
       // A remembered body was checked before: its text parses to the same valid DAG.
-      const parsed = text === undefined ? parseJsonBytes(input.body) : JSON.parse(text);
-      const toEvaluate = dag ?? (parsed as { dag: Dag }).dag;
+      const toEvaluate = dag ??
+        ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag }).dag;
       return checked.python
         ? deps.evaluate(toEvaluate, PYTHON_MODE_LIMITS)
         : deps.evaluate(toEvaluate);
     },
     early,
   );
-  const body = scene.response({
+  const response = scene.response({
     kernel: input.kernel,
     kernelVersion: KERNEL_VERSION,
     project: claims.project,
@@ -190,7 +168,7 @@ async function renderChecked(
     cache,
     remaining: spend.remaining,
   }, checked.have);
-  return { cache, body };
+  return { cache, body: response };
 }
 
 interface Settled<T> {
