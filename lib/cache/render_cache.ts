@@ -33,11 +33,11 @@ export interface RenderCacheOptions {
   redis?: RedisClient;
   prefix: string;
   log: Logger;
-  /** L1 bound in bytes (the serialized scenes plus a small overhead each). Default 32 MiB. */
+  /** L1 bound in bytes (the serialized scenes plus a small overhead each). Default 16 MiB. */
   l1MaxBytes?: number;
   /** L2 time to live in seconds. Default 7 days. */
   l2TtlSeconds?: number;
-  /** Largest scene stored in L2, in bytes of JSON. Default 32 MiB. */
+  /** Largest scene stored in L2, in characters of JSON. Default 32 MiB. */
   l2MaxBytes?: number;
 }
 
@@ -56,7 +56,7 @@ export class RenderCache {
   /** Creates the cache; without `redis` only L1 exists. */
   constructor(options: RenderCacheOptions) {
     this.#l1 = new LRUCache<string, PreparedScene>({
-      maxSize: options.l1MaxBytes ?? 32 * 1024 * 1024,
+      maxSize: options.l1MaxBytes ?? 16 * 1024 * 1024,
       sizeCalculation: (prepared) => prepared.size,
     });
     this.#redis = options.redis;
@@ -94,11 +94,11 @@ export class RenderCache {
         return { scene: fromL2, cache: "l2" as const };
       }
       this.#counts.evaluations++;
-      const { prepared, json } = PreparedScene.fromScene(await compute());
+      const prepared = PreparedScene.fromScene(await compute());
       this.#l1.set(key, prepared);
       // Not awaited: the response need not wait for Redis (a failure is logged by #l2Set, and
       // this client sends a later GET of the key after the SET, so it reads its own write).
-      void this.#l2Set(key, json);
+      void this.#l2Set(key, prepared.text);
       return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
@@ -142,7 +142,7 @@ export class RenderCache {
     try {
       const text = await this.#redis.get(this.#l2Key(key));
       this.#l2Up();
-      return text ? PreparedScene.fromScene(JSON.parse(text) as Scene).prepared : undefined;
+      return text ? PreparedScene.fromText(text) : undefined;
     } catch (err) {
       this.#l2Failed(err);
       return undefined;
@@ -162,8 +162,9 @@ export class RenderCache {
     }
   }
 
+  /** `v2`: the value is `PreparedScene.text` (v1, now unread, held the scene's own JSON). */
   #l2Key(key: string): string {
-    return `${this.#prefix}render:${key}`;
+    return `${this.#prefix}render:v2:${key}`;
   }
 
   #l2Up(): void {

@@ -74,11 +74,11 @@ export interface RenderResponse {
   omitted: string[];
 }
 
-/** What the route sends: the response bytes (docs/api.md) and where the scene came from. */
+/** What the route sends: the response body (docs/api.md) and where the scene came from. */
 export interface RenderOutcome {
   cache: CacheLevel;
   /** The JSON response body, exactly `JSON.stringify` of a `RenderResponse`. */
-  body: Uint8Array<ArrayBuffer>;
+  body: string;
 }
 
 /**

@@ -1,23 +1,20 @@
 /**
- * Render responses as bytes, serialized once per scene (issue 3, render-hit and render-flight):
- * a scene is turned into its JSON bytes when it enters the render cache, and each response is
- * those bytes with the per-request members (project, version, dagHash, cache, budget) spliced in
+ * Render responses serialized once per scene (issue 3, render-hit and render-flight):
+ * a scene is turned into its JSON text when it enters the render cache, and each response is
+ * that text with the per-request members (project, version, dagHash, cache, budget) spliced in
  * front, instead of a `JSON.stringify` of the whole scene per request. The 31 requests that wait
- * on one single-flight evaluation, and every L1 hit after it, copy the same bytes.
+ * on one single-flight evaluation, and every L1 hit after it, reuse the same text.
  *
- * The bytes are exactly those of `JSON.stringify(response)` for the `RenderResponse` object of
+ * The text is exactly that of `JSON.stringify(response)` for the `RenderResponse` object of
  * docs/api.md (same members, same order); a request whose `have` names meshes of the scene gets
- * those members cut out of the cached bytes and listed in `omitted`.
+ * those members cut out of the cached text and listed in `omitted`.
  */
 import type { CacheLevel } from "../cache/render_cache.ts";
 import type { Scene } from "./scene.ts";
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const MESHES_OPEN = encoder.encode(',"meshes":{');
-const COMMA = encoder.encode(",");
+const MESHES_OPEN = ',"meshes":{';
 
-/** Where one mesh member (`"<hash>":{…}`) lies inside `PreparedScene.bytes`. */
+/** Where one mesh member (`"<hash>":{…}`) lies inside `PreparedScene.text`. */
 interface MeshSpan {
   hash: string;
   start: number;
@@ -37,59 +34,71 @@ export interface ResponseHead {
 }
 
 /**
- * A scene serialized once: `"scene":{…},"meshes":{…},"omitted":[]}` as UTF-8 bytes (the tail of
- * every response that omits nothing), with the byte span of each mesh member.
+ * A scene serialized once: `"scene":{…},"meshes":{…},"omitted":[]}` (the tail of every response
+ * that omits nothing), with the span of each mesh member. It is kept as a string, on the JS heap:
+ * measured against bytes off the heap, the heap reuses the room that per-render garbage needs
+ * anyway, while off-heap buffers held for a long time between short-lived ones fragment the
+ * allocator and the process keeps growing (issue 3, render-memory).
  */
 export class PreparedScene {
   /** The response tail when the client holds none of the meshes. */
-  readonly bytes: Uint8Array;
-  /** Byte length of `"scene":{…}` at the start of `bytes`. */
+  readonly text: string;
+  /** Length of `"scene":{…}` at the start of `text`. */
   readonly #sceneEnd: number;
   readonly #spans: readonly MeshSpan[];
+  readonly #size: number;
 
-  private constructor(bytes: Uint8Array, sceneEnd: number, spans: MeshSpan[]) {
-    this.bytes = bytes;
+  private constructor(text: string, sceneEnd: number, spans: MeshSpan[]) {
+    this.text = text;
     this.#sceneEnd = sceneEnd;
     this.#spans = spans;
+    // A string of Latin-1 characters holds one byte each, any other two.
+    this.#size = 256 + spans.length * 160 + text.length * (/[\u0100-\uffff]/.test(text) ? 2 : 1);
   }
 
   /**
-   * Serializes `scene`; also returns the scene's own JSON (for the L2 cache), built from the same
-   * pieces so the meshes are stringified once.
+   * Serializes `scene`.
    *
    * @example
    * ```ts
-   * const { prepared, json } = PreparedScene.fromScene(scene);
+   * const prepared = PreparedScene.fromScene(scene);
    * ```
    */
-  static fromScene(scene: Scene): { prepared: PreparedScene; json: string } {
+  static fromScene(scene: Scene): PreparedScene {
     const { meshes, ...rest } = scene;
     const restJson = JSON.stringify(rest);
     const members = Object.entries(meshes).map(([hash, mesh]) => ({
       hash,
       text: JSON.stringify(hash) + ":" + JSON.stringify(mesh),
     }));
-    // One encode of the whole tail; the spans are found from each piece's UTF-8 length.
     const head = '"scene":' + restJson;
     const meshesJson = members.map((m) => m.text).join(",");
-    const bytes = encoder.encode(head + ',"meshes":{' + meshesJson + '},"omitted":[]}');
-    const sceneEnd = utf8Length(head);
     const spans: MeshSpan[] = [];
-    let at = sceneEnd + MESHES_OPEN.byteLength;
+    let at = head.length + MESHES_OPEN.length;
     for (const m of members) {
-      const end = at + utf8Length(m.text);
-      spans.push({ hash: m.hash, start: at, end });
-      at = end + 1;
+      spans.push({ hash: m.hash, start: at, end: at + m.text.length });
+      at += m.text.length + 1;
     }
-    const json = restJson === "{}"
-      ? `{"meshes":{${meshesJson}}}`
-      : `{"meshes":{${meshesJson}},` + restJson.slice(1);
-    return { prepared: new PreparedScene(bytes, sceneEnd, spans), json };
+    const text = flat(head + MESHES_OPEN + meshesJson + '},"omitted":[]}');
+    return new PreparedScene(text, head.length, spans);
+  }
+
+  /**
+   * The prepared scene whose `text` this was (the L2 cache stores `text`: a miss writes the
+   * string it already holds, and nothing is serialized twice).
+   *
+   * @example
+   * ```ts
+   * const again = PreparedScene.fromText(prepared.text); // equal text, same spans
+   * ```
+   */
+  static fromText(text: string): PreparedScene {
+    return PreparedScene.fromScene(PreparedScene.#parse(text));
   }
 
   /** Approximate bytes this entry holds (for the L1 bound). */
   get size(): number {
-    return 256 + this.bytes.byteLength + this.#spans.length * 160;
+    return this.#size;
   }
 
   /** The hashes of the scene's meshes, in response order. */
@@ -99,8 +108,14 @@ export class PreparedScene {
 
   /** The scene again, as a plain object (tests and tools; the response path never needs it). */
   toScene(): Scene {
-    const text = decoder.decode(this.bytes);
-    const body = JSON.parse("{" + text) as { scene: Omit<Scene, "meshes">; meshes: Scene["meshes"] };
+    return PreparedScene.#parse(this.text);
+  }
+
+  static #parse(text: string): Scene {
+    const body = JSON.parse("{" + text) as {
+      scene: Omit<Scene, "meshes">;
+      meshes: Scene["meshes"];
+    };
     return { ...body.scene, meshes: body.meshes } as Scene;
   }
 
@@ -114,53 +129,25 @@ export class PreparedScene {
    * return new Response(body, { headers: { "content-type": "application/json" } });
    * ```
    */
-  response(head: ResponseHead, have: readonly string[]): Uint8Array<ArrayBuffer> {
-    const front = encoder.encode(
-      `{"kernel":${JSON.stringify(head.kernel)},"kernelVersion":${
-        JSON.stringify(head.kernelVersion)
-      },"project":${JSON.stringify(head.project)},"version":${head.version},"dagHash":${
-        JSON.stringify(head.dagHash)
-      },"cache":${JSON.stringify(head.cache)},"budget":{"remaining":${head.remaining}},`,
-    );
+  response(head: ResponseHead, have: readonly string[]): string {
+    const front = `{"kernel":${JSON.stringify(head.kernel)},"kernelVersion":${
+      JSON.stringify(head.kernelVersion)
+    },"project":${JSON.stringify(head.project)},"version":${head.version},"dagHash":${
+      JSON.stringify(head.dagHash)
+    },"cache":${JSON.stringify(head.cache)},"budget":{"remaining":${head.remaining}},`;
     const held = have.length === 0 ? undefined : new Set(have);
     const omitted = held ? this.#spans.filter((s) => held.has(s.hash)) : [];
-    if (omitted.length === 0) return concat([front, this.bytes]);
-    const chunks: Uint8Array[] = [front, this.bytes.subarray(0, this.#sceneEnd), MESHES_OPEN];
-    let first = true;
-    for (const span of this.#spans) {
-      if (held!.has(span.hash)) continue;
-      if (!first) chunks.push(COMMA);
-      chunks.push(this.bytes.subarray(span.start, span.end));
-      first = false;
-    }
-    chunks.push(encoder.encode(`},"omitted":${JSON.stringify(omitted.map((s) => s.hash))}}`));
-    return concat(chunks);
+    if (omitted.length === 0) return front + this.text;
+    const kept = this.#spans.filter((s) => !held!.has(s.hash));
+    return front + this.text.slice(0, this.#sceneEnd) + MESHES_OPEN +
+      kept.map((s) => this.text.slice(s.start, s.end)).join(",") +
+      `},"omitted":${JSON.stringify(omitted.map((s) => s.hash))}}`;
   }
 }
 
-/** UTF-8 byte length of a string (JSON text: lone surrogates were escaped by JSON.stringify). */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) bytes += 1;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      bytes += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  let size = 0;
-  for (const c of chunks) size += c.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+/** The string flattened now (a concatenation is a tree until first read; L1 keeps it long). */
+function flat(text: string): string {
+  // Reading a character flattens a V8 cons string in place.
+  text.charCodeAt(text.length >> 1);
+  return text;
 }

@@ -49,7 +49,7 @@ Deno.test("cache - miss, then L1, then L2 after L1 is dropped; concurrent misses
     assert.equal(fromL2.cache, "l2");
     assert.deepEqual(fromL2.scene.toScene(), scene());
     assert.equal(evaluations, 1);
-    const ttl = await redis.ttl(`${prefix}render:${key}`);
+    const ttl = await redis.ttl(`${prefix}render:v2:${key}`);
     assert.ok(ttl > 0, "L2 entries have a TTL");
   });
 });
@@ -132,7 +132,7 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     // A prefetch for another key is ignored.
     const other = rid(16);
     const stale = reader.prefetch(key) ??
-      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(20)).prepared) };
+      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(20))) };
     assert.equal((await reader.getOrCompute(other, compute, stale)).cache, "miss");
     assert.equal(evaluations, 2);
     // While a key is being computed, joiners need no read of their own.
@@ -151,9 +151,9 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
   });
 });
 
-Deno.test("cache - RENDER_L1_MB configures the L1 bound (default 32 MiB)", async () => {
+Deno.test("cache - RENDER_L1_MB configures the L1 bound (default 16 MiB)", async () => {
   const { loadConfig, ConfigError } = await import("@/lib/config.ts");
-  assert.equal(loadConfig({}).renderL1Mb, 32);
+  assert.equal(loadConfig({}).renderL1Mb, 16);
   assert.equal(loadConfig({ RENDER_L1_MB: "64" }).renderL1Mb, 64);
   for (const bad of ["0", "-1", "1.5", "lots"]) {
     assert.throws(() => loadConfig({ RENDER_L1_MB: bad }), ConfigError);

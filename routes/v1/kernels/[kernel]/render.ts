@@ -46,7 +46,7 @@ export const handler: Handlers = {
       }, trace);
       deps.metrics.renders.inc({ outcome: "ok", cache: result.cache });
       deps.usage?.recordRender(trace.claims!.client_id, "ok", result.cache);
-      // The bytes were serialized once per cached scene (lib/kernel/render_response_bytes.ts).
+      // The scene was serialized once, when it was cached (lib/kernel/render_response_bytes.ts).
       const res = new Response(result.body, { headers: OK_HEADERS });
       return withCors(res, origin, true, CORS);
     } catch (err) {
