@@ -185,7 +185,9 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 async function notRevoked(revocation: Promise<Settled<boolean>>): Promise<void> {
   const { value, error } = await revocation;
   if (error !== undefined) throw error;
-  if (value) throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
+  if (value) {
+    throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
+  }
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
