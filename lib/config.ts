@@ -75,7 +75,7 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
       600_000,
     ),
     renderWorkers: parseInteger("RENDER_WORKERS", env.RENDER_WORKERS ?? "0", 0, 64),
-    renderL1Mb: parseInteger("RENDER_L1_MB", env.RENDER_L1_MB ?? "256", 1, 65_536),
+    renderL1Mb: parseInteger("RENDER_L1_MB", env.RENDER_L1_MB ?? "16", 1, 65_536),
   };
 }
 

@@ -10,7 +10,8 @@ const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!h.has("x-frame-options") && !h.has("content-security-policy")) {
     h.set("x-frame-options", "DENY");
   }
-  if (c.var.deps.config.publicUrl.startsWith("https:")) {
+  // c.get, not c.var: `c.var` copies every variable into a new object on each access.
+  if (c.get("deps").config.publicUrl.startsWith("https:")) {
     h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
   }
 };

@@ -5,6 +5,7 @@
  * outage) and the scene is computed.
  */
 import { LRUCache } from "lru-cache";
+import { PreparedScene } from "../kernel/render_response_bytes.ts";
 import type { Scene } from "../kernel/scene.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { RedisClient } from "../redis/client.ts";
@@ -24,7 +25,7 @@ export interface RenderCacheCounts {
 /** An L2 read started early (see `RenderCache.prefetch`). */
 export interface L2Prefetch {
   key: string;
-  scene: Promise<Scene | undefined>;
+  scene: Promise<PreparedScene | undefined>;
 }
 
 /** Sizes and lifetimes of the cache levels. */
@@ -32,41 +33,31 @@ export interface RenderCacheOptions {
   redis?: RedisClient;
   prefix: string;
   log: Logger;
-  /** L1 bound in bytes (approximate: encoded mesh sizes plus overhead). Default 256 MiB. */
+  /** L1 bound in bytes (the serialized scenes plus a small overhead each). Default 16 MiB. */
   l1MaxBytes?: number;
   /** L2 time to live in seconds. Default 7 days. */
   l2TtlSeconds?: number;
-  /** Largest scene stored in L2, in bytes of JSON. Default 32 MiB. */
+  /** Largest scene stored in L2, in characters of JSON. Default 32 MiB. */
   l2MaxBytes?: number;
-}
-
-/** Approximate bytes a scene holds in memory (its strings dominate). */
-export function sceneSize(scene: Scene): number {
-  let bytes = 1024 + scene.parts.length * 256;
-  for (const part of scene.parts) bytes += part.instances.length * 16 * 8;
-  for (const mesh of Object.values(scene.meshes)) {
-    bytes += (mesh.positions.length + mesh.indices.length) * 2;
-  }
-  return bytes;
 }
 
 /** The L1/L2 cache with single-flight evaluation. */
 export class RenderCache {
-  readonly #l1: LRUCache<string, Scene>;
+  readonly #l1: LRUCache<string, PreparedScene>;
   readonly #redis?: RedisClient;
   readonly #prefix: string;
   readonly #log: Logger;
   readonly #ttl: number;
   readonly #l2Max: number;
-  readonly #flight = new SingleFlight<{ scene: Scene; cache: CacheLevel }>();
+  readonly #flight = new SingleFlight<{ scene: PreparedScene; cache: CacheLevel }>();
   readonly #counts: RenderCacheCounts = { l1: 0, l2: 0, evaluations: 0 };
   #l2Down = false;
 
   /** Creates the cache; without `redis` only L1 exists. */
   constructor(options: RenderCacheOptions) {
-    this.#l1 = new LRUCache<string, Scene>({
-      maxSize: options.l1MaxBytes ?? 256 * 1024 * 1024,
-      sizeCalculation: (scene) => Math.max(1, sceneSize(scene)),
+    this.#l1 = new LRUCache<string, PreparedScene>({
+      maxSize: options.l1MaxBytes ?? 16 * 1024 * 1024,
+      sizeCalculation: (prepared) => prepared.size,
     });
     this.#redis = options.redis;
     this.#prefix = options.prefix;
@@ -77,7 +68,8 @@ export class RenderCache {
 
   /**
    * The scene for `key` from L1, else L2, else `compute()` (once for all concurrent callers);
-   * a computed or L2 scene is stored in the levels above it.
+   * a computed or L2 scene is serialized once and stored in the levels above it. Every caller
+   * of one single-flight miss gets the same `PreparedScene`.
    *
    * @example
    * ```ts
@@ -88,7 +80,7 @@ export class RenderCache {
     key: string,
     compute: () => Promise<Scene>,
     prefetched?: L2Prefetch,
-  ): Promise<{ scene: Scene; cache: CacheLevel }> {
+  ): Promise<{ scene: PreparedScene; cache: CacheLevel }> {
     const hit = this.#l1.get(key);
     if (hit) {
       this.#counts.l1++;
@@ -102,12 +94,12 @@ export class RenderCache {
         return { scene: fromL2, cache: "l2" as const };
       }
       this.#counts.evaluations++;
-      const scene = await compute();
-      this.#l1.set(key, scene);
+      const prepared = PreparedScene.fromScene(await compute());
+      this.#l1.set(key, prepared);
       // Not awaited: the response need not wait for Redis (a failure is logged by #l2Set, and
       // this client sends a later GET of the key after the SET, so it reads its own write).
-      void this.#l2Set(key, scene);
-      return { scene, cache: "miss" as const };
+      void this.#l2Set(key, prepared.text);
+      return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
 
@@ -145,21 +137,20 @@ export class RenderCache {
     this.#l1.clear();
   }
 
-  async #l2Get(key: string): Promise<Scene | undefined> {
+  async #l2Get(key: string): Promise<PreparedScene | undefined> {
     if (!this.#redis) return undefined;
     try {
       const text = await this.#redis.get(this.#l2Key(key));
       this.#l2Up();
-      return text ? JSON.parse(text) as Scene : undefined;
+      return text ? PreparedScene.fromText(text) : undefined;
     } catch (err) {
       this.#l2Failed(err);
       return undefined;
     }
   }
 
-  async #l2Set(key: string, scene: Scene): Promise<void> {
+  async #l2Set(key: string, text: string): Promise<void> {
     if (!this.#redis) return;
-    const text = JSON.stringify(scene);
     if (text.length > this.#l2Max) return;
     try {
       await this.#redis.set(this.#l2Key(key), text, {
@@ -171,8 +162,9 @@ export class RenderCache {
     }
   }
 
+  /** `v2`: the value is `PreparedScene.text` (v1, now unread, held the scene's own JSON). */
   #l2Key(key: string): string {
-    return `${this.#prefix}render:${key}`;
+    return `${this.#prefix}render:v2:${key}`;
   }
 
   #l2Up(): void {

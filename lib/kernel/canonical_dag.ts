@@ -5,13 +5,26 @@
  * this same code. Both cache levels key on `sha256(kernelVersion + "\n" + dagHash)`, so a kernel
  * upgrade never serves meshes an older kernel produced.
  *
- * Runs in browsers too: WebCrypto and TextEncoder only.
+ * Runs in browsers too: WebCrypto and TextEncoder there. Where the runtime has Node's built-in
+ * modules (Deno, the server) SHA-256 is computed synchronously with `node:crypto` instead: a
+ * WebCrypto digest is a round trip through a thread pool, and a render hashes three times.
  */
 
 import canonicalize from "canonicalize";
 import type { Dag } from "./dag_types.ts";
 
 const encoder = new TextEncoder();
+
+/** The part of `node:crypto` used here. */
+interface NodeHash {
+  createHash(algorithm: "sha256"): {
+    update(text: string, encoding: "utf8"): { digest(encoding: "hex"): string };
+  };
+}
+
+/** `node:crypto` when the runtime offers built-in modules (no import: bundles stay browser-safe). */
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
+  .process?.getBuiltinModule?.("node:crypto") as NodeHash | undefined;
 
 /**
  * The RFC 8785 canonical JSON of any JSON value. Throws `TypeError` for values JSON cannot carry
@@ -46,8 +59,9 @@ export function canonicalDagJson(dag: Dag): string {
   return canonicalJson(dag);
 }
 
-/** Lowercase hex SHA-256 of a string's UTF-8 bytes (WebCrypto, so it also runs in browsers). */
+/** Lowercase hex SHA-256 of a string's UTF-8 bytes (`node:crypto` on the server, else WebCrypto). */
 export async function sha256Hex(text: string): Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(text, "utf8").digest("hex");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");

@@ -6,10 +6,13 @@
  * evaluation, while holding every parsed DAG would cost several times the body's size. The checks are a pure function of the body bytes and the project
  * version (versions are immutable), and a configurator's popular renders repeat byte for byte
  * across sessions (every visitor's first render is the defaults), so a cache-hit render then costs
- * one SHA-256 of the body instead of a JSON parse, a validation and two canonical hashes.
+ * one map lookup on the body text instead of a JSON parse, a validation and two canonical hashes.
+ * The key is the project and the exact body text (not a digest of it: hashing the body with
+ * SHA-256 per request was the largest single cost of a cache hit), and the text counts toward
+ * the memo's byte bound.
  *
  * Only successes are remembered; a refused body is checked again each time (and stays cheap to
- * refuse). Entries are keyed by project and body digest, bounded in total bytes. Concurrent
+ * refuse). Entries are keyed by project and body text, bounded in total bytes. Concurrent
  * identical bodies are checked once (single flight).
  */
 import { LRUCache } from "lru-cache";
@@ -41,54 +44,51 @@ export class CheckedBodies {
   readonly #memo: LRUCache<string, CheckedBody>;
   readonly #flight = new SingleFlight<FreshlyCheckedBody>();
 
-  /** `maxBytes` bounds the memo by the approximate bytes of its entries (default 8 MiB). */
+  /**
+   * `maxBytes` bounds the memo by the approximate bytes of its entries, body text included
+   * (default 8 MiB).
+   */
   constructor(options: { maxBytes?: number } = {}) {
     this.#memo = new LRUCache<string, CheckedBody, unknown>({
       maxSize: options.maxBytes ?? 8 * 1024 * 1024,
-      sizeCalculation: (entry) => 512 + entry.have.length * 80,
+      // A one-byte string holds a byte per character; a body with non-Latin-1 text holds two.
+      sizeCalculation: (entry, key) => 512 + key.length * 2 + entry.have.length * 80,
     });
   }
 
   /**
-   * The digest a body is remembered under for `project`.
+   * The key a body (its exact text) is remembered under for `project`.
    *
    * @example
    * ```ts
-   * const digest = await CheckedBodies.digest("wall-bracket", bodyBytes);
+   * const key = CheckedBodies.key("wall-bracket", bodyText);
    * ```
    */
-  static async digest(project: string, body: Uint8Array): Promise<string> {
-    const slug = new TextEncoder().encode(project + "\n");
-    const bytes = new Uint8Array(slug.byteLength + body.byteLength);
-    bytes.set(slug);
-    bytes.set(body, slug.byteLength);
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-    let hex = "";
-    for (const b of digest) hex += b.toString(16).padStart(2, "0");
-    return hex;
+  static key(project: string, body: string): string {
+    return project + "\n" + body;
   }
 
-  /** The remembered result for `digest`, if any. */
-  get(digest: string): CheckedBody | undefined {
-    return this.#memo.get(digest);
+  /** The remembered result for `key`, if any. */
+  get(key: string): CheckedBody | undefined {
+    return this.#memo.get(key);
   }
 
   /** Remembers a body that passed every check. */
-  set(digest: string, checked: CheckedBody): void {
-    this.#memo.set(digest, checked);
+  set(key: string, checked: CheckedBody): void {
+    this.#memo.set(key, checked);
   }
 
   /**
-   * Runs `check` once for all concurrent callers with the same digest (a burst of identical
+   * Runs `check` once for all concurrent callers with the same key (a burst of identical
    * renders parses and validates once) and remembers its result when it succeeds.
    */
   async check(
-    digest: string,
+    key: string,
     check: () => Promise<FreshlyCheckedBody>,
   ): Promise<FreshlyCheckedBody> {
-    return await this.#flight.run(digest, async () => {
+    return await this.#flight.run(key, async () => {
       const fresh = await check();
-      this.set(digest, fresh.checked);
+      this.set(key, fresh.checked);
       return fresh;
     }).promise;
   }

@@ -74,20 +74,36 @@ export interface RenderResponse {
   omitted: string[];
 }
 
+/** What the route sends: the response body (docs/api.md) and where the scene came from. */
+export interface RenderOutcome {
+  cache: CacheLevel;
+  /** The JSON response body, exactly `JSON.stringify` of a `RenderResponse`. */
+  body: string;
+}
+
 /**
  * Runs the pipeline for one request.
+ *
+ * Redis is asked once per request, in one batch: the revocation lookups are sent first, the body
+ * checks run meanwhile (a body whose exact text passed them before is answered by the memo), and
+ * as soon as the origin and the body have passed, the budget spend and (if L1 misses) the L2 read
+ * are sent without waiting for the revocation answer. The answers are still looked at in the
+ * contract's order: a revoked token (or a Redis failure) is reported before an origin, body or
+ * budget error. The one observable cost: a request of a revoked token whose origin and body are
+ * fine has one unit of that token's budget counted before it is refused (the token can never
+ * render again, so the unit was never usable).
  *
  * @example
  * ```ts
  * const trace: RenderTrace = {};
- * const res = await renderRequest(deps, { kernel: "manifold", authorization, origin, body }, trace);
+ * const out = await renderRequest(deps, { kernel: "manifold", authorization, origin, body }, trace);
  * ```
  */
 export async function renderRequest(
   deps: RenderDeps,
   input: RenderInput,
   trace: RenderTrace,
-): Promise<RenderResponse> {
+): Promise<RenderOutcome> {
   if (!(KERNELS as readonly string[]).includes(input.kernel)) {
     throw new AppError(
       "unknown_kernel",
@@ -96,21 +112,9 @@ export async function renderRequest(
   }
   const claims = await verify(deps, input.authorization, trace);
   trace.claims = claims;
-  // The revocation lookup (a Redis round trip) runs while the body is checked; its answer still
-  // comes first: a revoked token (or a Redis failure) is reported before an origin or body error.
-  const revocation = deps.revocations.isRevoked(claims).then(
-    (revoked) => ({ revoked, error: undefined }),
-    (error: unknown) => ({ revoked: false, error }),
-  );
-  const notRevoked = async () => {
-    const { revoked, error } = await revocation;
-    if (error !== undefined) throw error;
-    if (revoked) {
-      throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
-    }
-  };
+  const revocation = settle(deps.revocations.isRevoked(claims));
   if (input.origin !== claims.origin) {
-    await notRevoked();
+    await notRevoked(revocation);
     throw new AppError(
       "origin_mismatch",
       input.origin === null
@@ -118,16 +122,24 @@ export async function renderRequest(
         : `The Origin "${input.origin}" does not match this token's origin "${claims.origin}".`,
     );
   }
+  const text = decodeUtf8(input.body);
+  const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
   let body: Awaited<ReturnType<typeof checkBody>>;
   try {
-    body = await checkBody(deps, claims, input.body);
-  } finally {
-    await notRevoked();
+    body = await checkBody(deps, claims, input.body, memoKey);
+  } catch (err) {
+    await notRevoked(revocation);
+    throw err;
   }
   const { checked, dag } = body;
-  // The L2 read (if L1 misses) starts with the budget spend: one Redis round trip for both.
+  // Sent in the same tick as the revocation GETs when the checks did not wait (a remembered
+  // body): the client writes them to Redis as one batch.
   const early = deps.cache.prefetch?.(checked.cacheKey);
-  const spend = await deps.budgets.spend(claims.jti, claims.budget, claims.exp);
+  const spending = settle(deps.budgets.spend(claims.jti, claims.budget, claims.exp));
+  await notRevoked(revocation);
+  const spent = await spending;
+  if (spent.error !== undefined) throw spent.error;
+  const spend = spent.value!;
   if (!spend.allowed) {
     throw new AppError(
       "budget_exhausted",
@@ -138,56 +150,94 @@ export async function renderRequest(
   const { scene, cache } = await deps.cache.getOrCompute(
     checked.cacheKey,
     () => {
-      // A remembered body was checked before: its bytes parse to the same valid DAG.
-      const toEvaluate = dag ?? (parseJsonBytes(input.body) as { dag: Dag }).dag;
+      // A remembered body was checked before: its text parses to the same valid DAG.
+      const toEvaluate = dag ??
+        ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag }).dag;
       return checked.python
         ? deps.evaluate(toEvaluate, PYTHON_MODE_LIMITS)
         : deps.evaluate(toEvaluate);
     },
     early,
   );
-  const have = new Set(checked.have);
-  const meshes: Record<string, EncodedMesh> = {};
-  const omitted: string[] = [];
-  for (const [meshHash, mesh] of Object.entries(scene.meshes)) {
-    if (have.has(meshHash)) omitted.push(meshHash);
-    else meshes[meshHash] = mesh;
-  }
-  const { meshes: _all, ...rest } = scene;
-  return {
+  const response = scene.response({
     kernel: input.kernel,
     kernelVersion: KERNEL_VERSION,
     project: claims.project,
     version: checked.version,
     dagHash: checked.dagHash,
     cache,
-    budget: { remaining: spend.remaining },
-    scene: rest,
-    meshes,
-    omitted,
-  };
+    remaining: spend.remaining,
+  }, checked.have);
+  return { cache, body: response };
+}
+
+interface Settled<T> {
+  value?: T;
+  error?: unknown;
+}
+
+/** A promise that never rejects (it is awaited later, possibly after another throw). */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then((value) => ({ value }), (error: unknown) => ({ error: error ?? "error" }));
+}
+
+/** Throws `token_revoked`, or the lookup's own error (Redis down fails closed). */
+async function notRevoked(revocation: Promise<Settled<boolean>>): Promise<void> {
+  const { value, error } = await revocation;
+  if (error !== undefined) throw error;
+  if (value) {
+    throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The body as text, or undefined when it is not UTF-8 (the checks then refuse it). */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The memo's entry for this exact body text if it is still valid for the project version it
+ * names; undefined on any doubt (the full checks then run, in order, and report errors).
+ */
+async function rememberedBody(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  memoKey: string,
+): Promise<CheckedBody | undefined> {
+  const known = deps.checkedBodies?.get(memoKey);
+  if (!known) return undefined;
+  try {
+    const project = await deps.templates.get(claims.project, known.requestedVersion);
+    if (project.version === known.version && project.templateHash === known.templateHash) {
+      return known;
+    }
+  } catch {
+    // The full path asks again and reports the error in its place in the order.
+  }
+  return undefined;
 }
 
 /**
  * Steps 5–6 (body shape, template instance, values) for this token's project, answered from the
- * memo when the same bytes passed them before against the same project version.
+ * memo when the same text passed them before against the same project version.
  */
 async function checkBody(
   deps: RenderDeps,
   claims: SessionClaims,
   bytes: Uint8Array,
+  memoKey: string | undefined,
 ): Promise<{ checked: CheckedBody; dag?: Dag }> {
   const memo = deps.checkedBodies;
-  if (!memo) return await checkBodyNow(deps, claims, bytes);
-  const digest = await CheckedBodies.digest(claims.project, bytes);
-  const known = memo.get(digest);
-  if (known) {
-    const project = await deps.templates.get(claims.project, known.requestedVersion);
-    if (project.version === known.version && project.templateHash === known.templateHash) {
-      return { checked: known };
-    }
-  }
-  return await memo.check(digest, () => checkBodyNow(deps, claims, bytes));
+  if (!memo || memoKey === undefined) return await checkBodyNow(deps, claims, bytes);
+  const known = await rememberedBody(deps, claims, memoKey);
+  if (known) return { checked: known };
+  return await memo.check(memoKey, () => checkBodyNow(deps, claims, bytes));
 }
 
 /** Parses and checks a body against the token's project template (no memo). */

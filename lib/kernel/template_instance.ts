@@ -1,9 +1,10 @@
 /**
  * Frozen templates (docs/dag.md): the kernel renders only *instances* of a project's template, a
  * finished DAG that is the template exactly, except for the `value` of each `ParameterInput`,
- * and whose values are all valid. The template is stored with its shape hash, so the common case
- * costs one canonicalization and one SHA-256; the node-by-node comparison that finds *where* a
- * DAG departs from the template runs only after the hash has already said that it does.
+ * and whose values are all valid. The template is stored with its shape hash (what identifies it);
+ * the render path compares a DAG with the template in one walk that skips the values, without
+ * copying, canonicalizing or hashing either (equal as JSON is exactly equal shape hashes), and
+ * the comparison that finds *where* a DAG departs from the template runs only when it does.
  *
  * Runs in browsers too: no Deno APIs here.
  */
@@ -45,7 +46,8 @@ export function templateHash(template: Dag): Promise<string> {
 
 /**
  * Checks that `finished` is a valid DAG, an instance of `template` (whose shape hashes to
- * `templateHash`) and that every value is valid under `schema`; returns it typed. Throws
+ * `templateHash`: a template that does not is no template of that version, and nothing is its
+ * instance) and that every value is valid under `schema`; returns it typed. Throws
  * `DagError`: `invalid_dag` (any `validateDag` reason; `not_an_instance` at the first member that
  * differs from the template; `missing_value`; `unknown_parameter`) or `invalid_parameters` at
  * `/nodes/<id>/value` (a value the schema refuses, or `inconsistent_values` when two nodes of one
@@ -64,9 +66,8 @@ export async function assertInstanceOf(
   limits: Partial<DagLimits> = {},
 ): Promise<Dag> {
   const dag = validateDag(finished, limits);
-  const shape = templateShape(dag);
-  if (await dagHash(shape) !== templateHash) {
-    const pointer = firstDifference(shape, templateShape(template));
+  if (await shapeHashOf(template) !== templateHash || !sameShape(dag, template)) {
+    const pointer = firstDifference(templateShape(dag), templateShape(template));
     throw new DagError(
       "invalid_dag",
       "not_an_instance",
@@ -106,6 +107,83 @@ export async function assertInstanceOf(
     seen.set(param.name, value);
   }
   return dag;
+}
+
+/** Shape hashes of the templates seen (a loaded template object is reused across renders). */
+const shapeHashes = new WeakMap<Dag, Promise<string>>();
+
+function shapeHashOf(template: Dag): Promise<string> {
+  let hash = shapeHashes.get(template);
+  if (!hash) {
+    hash = templateHash(template);
+    shapeHashes.set(template, hash);
+  }
+  return hash;
+}
+
+/**
+ * Whether `templateShape(dag)` and `templateShape(template)` are equal as JSON (so their hashes
+ * are equal), without building either.
+ */
+function sameShape(dag: Dag, template: Dag): boolean {
+  const keys = Object.keys(dag);
+  if (keys.length !== Object.keys(template).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(template, key)) return false;
+    if (key !== "nodes" && !jsonEqual(dag[key as keyof Dag], template[key as keyof Dag])) {
+      return false;
+    }
+  }
+  const nodes = dag.nodes as Record<string, unknown>;
+  const expected = template.nodes as Record<string, unknown>;
+  if (!isRecord(nodes) || !isRecord(expected)) return jsonEqual(nodes, expected);
+  const ids = Object.keys(nodes);
+  if (ids.length !== Object.keys(expected).length) return false;
+  for (const id of ids) {
+    if (!Object.hasOwn(expected, id)) return false;
+    if (!sameNode(nodes[id], expected[id])) return false;
+  }
+  return true;
+}
+
+/** Two nodes equal as JSON, the `value` of a ParameterInput aside. */
+function sameNode(a: unknown, b: unknown): boolean {
+  if (!isRecord(a) || !isRecord(b)) return jsonEqual(a, b);
+  const skipA = a.op === "ParameterInput";
+  const skipB = b.op === "ParameterInput";
+  let countA = 0;
+  for (const key of Object.keys(a)) {
+    if (skipA && key === "value") continue;
+    countA++;
+    if ((skipB && key === "value") || !Object.hasOwn(b, key)) return false;
+    if (!jsonEqual(a[key], b[key])) return false;
+  }
+  let countB = 0;
+  for (const key of Object.keys(b)) if (!(skipB && key === "value")) countB++;
+  return countA === countB;
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** Equal as JSON values (parsed JSON: no undefined, NaN or cycles; 0 and -0 serialize alike). */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = Object.keys(ra);
+  if (keys.length !== Object.keys(rb).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(rb, key) || !jsonEqual(ra[key], rb[key])) return false;
+  }
+  return true;
 }
 
 /**

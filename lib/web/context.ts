@@ -134,14 +134,14 @@ export interface MiddlewareModule {
 
 /** The hub dependencies; a route served only by the hub role calls this. */
 export function hubDeps(ctx: RouteContext): HubDeps {
-  const hub = ctx.var.deps.hub;
+  const hub = ctx.get("deps").hub;
   if (!hub) throw new Error("this route needs the hub role");
   return hub;
 }
 
 /** The render dependencies; a route served only by the kernel role calls this. */
 export function renderDeps(ctx: RouteContext): RenderServices {
-  const render = ctx.var.deps.render;
+  const render = ctx.get("deps").render;
   if (!render) throw new Error("this route needs the kernel role");
   return render;
 }

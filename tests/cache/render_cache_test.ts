@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RenderCache } from "@/lib/cache/render_cache.ts";
 import { SingleFlight } from "@/lib/cache/single_flight.ts";
+import { PreparedScene } from "@/lib/kernel/render_response_bytes.ts";
 import type { Scene } from "@/lib/kernel/scene.ts";
 import { Logger } from "@/lib/ops/logger.ts";
 import { rid, withRedis } from "../_helpers/redis.ts";
@@ -48,9 +49,9 @@ Deno.test("cache - miss, then L1, then L2 after L1 is dropped; concurrent misses
     cache.clearL1();
     const fromL2 = await cache.getOrCompute(key, compute);
     assert.equal(fromL2.cache, "l2");
-    assert.deepEqual(fromL2.scene, scene());
+    assert.deepEqual(fromL2.scene.toScene(), scene());
     assert.equal(evaluations, 1);
-    const ttl = await redis.ttl(`${prefix}render:${key}`);
+    const ttl = await redis.ttl(`${prefix}render:v2:${key}`);
     assert.ok(ttl > 0, "L2 entries have a TTL");
   });
 });
@@ -124,7 +125,7 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     // Another process's cache: the read starts early and is then handed in.
     const early = reader.prefetch(key);
     assert.ok(early);
-    assert.deepEqual(await early.scene, scene(20));
+    assert.deepEqual((await early.scene)?.toScene(), scene(20));
     const hit = await reader.getOrCompute(key, compute, early);
     assert.equal(hit.cache, "l2");
     assert.equal(evaluations, 1);
@@ -132,7 +133,8 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     assert.equal((await reader.getOrCompute(key, compute)).cache, "l1");
     // A prefetch for another key is ignored.
     const other = rid(16);
-    const stale = reader.prefetch(key) ?? { key, scene: Promise.resolve(scene(20)) };
+    const stale = reader.prefetch(key) ??
+      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(20))) };
     assert.equal((await reader.getOrCompute(other, compute, stale)).cache, "miss");
     assert.equal(evaluations, 2);
     // While a key is being computed, joiners need no read of their own.
@@ -151,9 +153,9 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
   });
 });
 
-Deno.test("cache - RENDER_L1_MB configures the L1 bound (default 256 MiB)", async () => {
+Deno.test("cache - RENDER_L1_MB configures the L1 bound (default 16 MiB)", async () => {
   const { loadConfig, ConfigError } = await import("@/lib/config.ts");
-  assert.equal(loadConfig({}).renderL1Mb, 256);
+  assert.equal(loadConfig({}).renderL1Mb, 16);
   assert.equal(loadConfig({ RENDER_L1_MB: "64" }).renderL1Mb, 64);
   for (const bad of ["0", "-1", "1.5", "lots"]) {
     assert.throws(() => loadConfig({ RENDER_L1_MB: bad }), ConfigError);

@@ -234,3 +234,16 @@ function setAt(node: Json, path: string[], value: unknown): void {
   for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
   target[path[path.length - 1]] = value;
 }
+
+Deno.test("kernel - the instance check is JSON equality: member order does not matter", async () => {
+  const finished = finishedJson();
+  // Every node's members in reverse order, and the nodes too: the same JSON as the template.
+  const reversed = Object.fromEntries(
+    Object.entries(finished.nodes).reverse().map((
+      [id, node],
+    ) => [id, Object.fromEntries(Object.entries(node).reverse())]),
+  );
+  const shuffled = { output: finished.output, nodes: reversed, dag: finished.dag };
+  assert.equal(await templateHash(validateDag(structuredClone(shuffled))), hash);
+  await assertInstanceOf(shuffled, template, hash, schema);
+});

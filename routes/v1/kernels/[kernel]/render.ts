@@ -20,6 +20,11 @@ const CORS: CorsPolicy = {
   maxAgeSeconds: 600,
 };
 
+const OK_HEADERS: HeadersInit = [
+  ["content-type", "application/json"],
+  ["cache-control", "no-store"],
+];
+
 export const handler: Handlers = {
   OPTIONS(ctx) {
     const origin = readRequestOrigin(ctx.req.raw.headers);
@@ -27,7 +32,8 @@ export const handler: Handlers = {
   },
 
   async POST(ctx) {
-    const { deps } = ctx.var;
+    // ctx.get, not ctx.var: Hono builds a fresh object of every variable on each `ctx.var`.
+    const deps = ctx.get("deps");
     const origin = readRequestOrigin(ctx.req.raw.headers);
     const trace: RenderTrace = {};
     try {
@@ -40,16 +46,17 @@ export const handler: Handlers = {
       }, trace);
       deps.metrics.renders.inc({ outcome: "ok", cache: result.cache });
       deps.usage?.recordRender(trace.claims!.client_id, "ok", result.cache);
-      const res = Response.json(result, { headers: { "cache-control": "no-store" } });
+      // The scene was serialized once, when it was cached (lib/kernel/render_response_bytes.ts).
+      const res = new Response(result.body, { headers: OK_HEADERS });
       return withCors(res, origin, true, CORS);
     } catch (err) {
       const e = toAppError(err);
       deps.metrics.renders.inc({ outcome: e.code, cache: "none" });
       if (trace.claims) deps.usage?.recordRender(trace.claims.client_id, e.code, "none");
       ctx.set("problemCode", e.code);
-      if (e.code === "internal_error") ctx.var.log.error("render failed", { error: err });
+      if (e.code === "internal_error") ctx.get("log").error("render failed", { error: err });
       const readable = origin !== null && origin === trace.tokenOrigin;
-      return withCors(problemResponse(e, ctx.var.requestId), origin, readable, CORS);
+      return withCors(problemResponse(e, ctx.get("requestId")), origin, readable, CORS);
     }
   },
 };
