@@ -12,19 +12,7 @@
 
 import canonicalize from "canonicalize";
 import type { Dag } from "./dag_types.ts";
-
-const encoder = new TextEncoder();
-
-/** The part of `node:crypto` used here. */
-interface NodeHash {
-  createHash(algorithm: "sha256"): {
-    update(text: string, encoding: "utf8"): { digest(encoding: "hex"): string };
-  };
-}
-
-/** `node:crypto` when the runtime offers built-in modules (no import: bundles stay browser-safe). */
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
-  .process?.getBuiltinModule?.("node:crypto") as NodeHash | undefined;
+import { sha256HexOf } from "./sha256.ts";
 
 /**
  * The RFC 8785 canonical JSON of any JSON value. Throws `TypeError` for values JSON cannot carry
@@ -60,12 +48,8 @@ export function canonicalDagJson(dag: Dag): string {
 }
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes (`node:crypto` on the server, else WebCrypto). */
-export async function sha256Hex(text: string): Promise<string> {
-  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(text, "utf8").digest("hex");
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+export function sha256Hex(text: string): Promise<string> {
+  return sha256HexOf(text);
 }
 
 /**

@@ -15,6 +15,7 @@
  */
 
 import type { EncodedMesh } from "./scene.ts";
+import { sha256HexOf } from "./sha256.ts";
 
 /** Whether this host stores numbers little-endian (typed arrays use the host's order). */
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -89,10 +90,7 @@ export async function meshHash(positions: Float32Array, indices: Uint32Array): P
   const all = new Uint8Array(a.length + b.length);
   all.set(a, 0);
   all.set(b, a.length);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", all));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+  return await sha256HexOf(all);
 }
 
 /** Quantization steps per axis: positions travel as Uint16, 0 … 65535 across the mesh's box. */

@@ -140,11 +140,14 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     // While a key is being computed, joiners need no read of their own.
     const busy = rid(16);
     let release!: () => void;
+    let started!: () => void;
+    const computing = new Promise<void>((r) => started = r);
     const pending = reader.getOrCompute(busy, async () => {
+      started();
       await new Promise<void>((r) => release = r);
       return scene(5);
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await computing;
     assert.equal(reader.prefetch(busy), undefined);
     release();
     assert.equal((await pending).cache, "miss");
