@@ -1,13 +1,16 @@
 /**
  * Single flight: 32 concurrent identical cold renders versus one cold render, wall time from the
- * first request sent to the last response read, against the real kernel-api in this process.
+ * first request sent to the last response read, against the real kernel-api in this process. The
+ * requests come from a client in its own process (`burst_client.ts`), so the 32 answers are read
+ * and parsed off the server's event loop, as browsers would.
  * Evaluations are counted by the render cache (`RenderCache.counts()`): the 32 must cost exactly
  * one. Each round uses new parameter values for both sides; the sides alternate which goes first.
  */
 import { RenderCache } from "../lib/cache/render_cache.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { gearValuesFor } from "./direct_gear.ts";
-import { renderOnce, startRenderBenchServer } from "./render_fixture.ts";
+import { BurstClient } from "./burst_client.ts";
+import { startRenderBenchServer } from "./render_fixture.ts";
 import { alternateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
@@ -17,6 +20,7 @@ const TARGET = 1.3;
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   const kernel = await startRenderBenchServer("spur-gear");
+  const client = new BurstClient();
   try {
     const cache = kernel.server.deps.render?.cache;
     if (!(cache instanceof RenderCache)) throw new Error("the server has no render cache");
@@ -30,20 +34,27 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       boreDiameter: 3,
     };
     for (let i = 0; i < 3; i++) {
-      await renderOnce(kernel.target, kernel.example.finish({ ...warm, thickness: 3 + i }));
+      await client.send({
+        url: kernel.target.url,
+        headers: kernel.target.headers,
+        body: JSON.stringify({ dag: kernel.example.finish({ ...warm, thickness: 3 + i }) }),
+        count: 1,
+      });
     }
     // Values disjoint from render-cold's and between the two sides of a round.
     let next = 500;
     const timed = async (n: number) => {
       const dag = kernel.example.finish({ ...gearValuesFor(next++) });
       const before = cache.counts().evaluations;
-      const t0 = performance.now();
-      const results = await Promise.all(
-        Array.from({ length: n }, () => renderOnce(kernel.target, dag)),
-      );
-      const ms = performance.now() - t0;
+      const { ms, caches, sampleError } = await client.send({
+        url: kernel.target.url,
+        headers: kernel.target.headers,
+        body: JSON.stringify({ dag }),
+        count: n,
+      });
+      if (sampleError) problems.push(`a render failed: ${sampleError}`);
       const evaluations = cache.counts().evaluations - before;
-      const misses = results.filter((r) => r.body.cache === "miss").length;
+      const misses = caches.filter((c) => c === "miss").length;
       if (evaluations !== 1) problems.push(`${n} renders cost ${evaluations} evaluations`);
       if (misses !== n) problems.push(`${n} renders: ${misses} answered "miss" (want all)`);
       return { ms, evaluations };
@@ -86,6 +97,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       problems,
     };
   } finally {
+    await client.close();
     await kernel.close();
   }
 }
