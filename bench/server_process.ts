@@ -1,6 +1,19 @@
-/** The product's real entry point (`main.ts`) as a subprocess, for figures of the whole process. */
+/**
+ * The product's real entry point as a subprocess, started with the same `deno` arguments as
+ * `deno task start` (deno.json), so figures of the whole process include its V8 flags.
+ */
 
 const ROOT = new URL("../", import.meta.url).pathname;
+
+/** The arguments of deno.json's `start` task after `deno` (e.g. `run -A --v8-flags=… main.ts`). */
+export async function startTaskArgs(): Promise<string[]> {
+  const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const words = String(json.tasks?.start ?? "").trim().split(/\s+/);
+  if (words[0] !== "deno" || words.at(-1) !== "main.ts") {
+    throw new Error(`deno.json's start task is not "deno … main.ts": ${json.tasks?.start}`);
+  }
+  return words.slice(1);
+}
 
 /** A running `main.ts` subprocess. */
 export interface ServerProcess {
@@ -12,10 +25,10 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `deno run -A main.ts` with `env` on an ephemeral port and waits until it listens. */
+/** Starts the `start` task's command with `env` on an ephemeral port and waits until it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+    args: await startTaskArgs(),
     cwd: ROOT,
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdout: "piped",
