@@ -1,8 +1,9 @@
 /**
- * A render client in its own Deno process, for the benchmarks that time renders end to end
- * (render-cold, render-flight): like the load generator (`load.ts`), it keeps the client's CPU
- * (serializing the request, reading and parsing the answer) off the server's event loop, as it is
- * in production, where the browser is the client. The bench process sends one JSON line per burst
+ * A render client in its own Deno process, for render-flight's bursts of concurrent renders: like
+ * the load generator (`load.ts`), it keeps the client's CPU (reading and parsing 32 answers) off
+ * the server's event loop, as it is in production, where browsers are the clients. (render-cold
+ * keeps its one request in process: there the client only waits while a worker evaluates, and on
+ * two CPUs a client process would compete with the server and the worker for them.) The bench process sends one JSON line per burst
  * on stdin — `{url, headers, body, count}` — and reads one line back: the wall time from the first
  * request sent to the last response read, and each response's status and `cache` member (parsed
  * after the clock stops).

@@ -1,16 +1,13 @@
 /**
  * A cold render over HTTP through the whole kernel-api (token, origin, template instance, budget,
  * L1 and L2 misses, evaluation on a warm worker, mesh hashing and encoding, the JSON response)
- * versus building the same spur gear directly with manifold-3d in this thread. The request comes
- * from a client in its own process (`burst_client.ts`), so serializing the request and parsing the
- * answer are not counted against the server, as in production, where the browser does them. Each round uses new
+ * versus building the same spur gear directly with manifold-3d in this thread. Each round uses new
  * parameter values (so the server misses both cache levels) and the same values on both sides;
  * the sides alternate which goes first.
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { buildGear, gearValuesFor, loadManifold } from "./direct_gear.ts";
-import { BurstClient } from "./burst_client.ts";
-import { startRenderBenchServer } from "./render_fixture.ts";
+import { renderOnce, startRenderBenchServer } from "./render_fixture.ts";
 import { alternateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
@@ -19,7 +16,6 @@ const TARGET = 1.15;
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   const kernel = await startRenderBenchServer("spur-gear");
-  const client = new BurstClient();
   try {
     const wasm = await loadManifold();
     const problems: string[] = [];
@@ -34,12 +30,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     };
     for (let i = 0; i < 3; i++) buildGear(wasm, { ...warm, thickness: 3 + i });
     for (let i = 0; i < 3; i++) {
-      await client.send({
-        url: kernel.target.url,
-        headers: kernel.target.headers,
-        body: JSON.stringify({ dag: kernel.example.finish({ ...warm, thickness: 3 + i }) }),
-        count: 1,
-      });
+      await renderOnce(kernel.target, kernel.example.finish({ ...warm, thickness: 3 + i }));
     }
     let round = 0;
     let checked = false;
@@ -54,17 +45,13 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       },
       async () => {
         const dag = kernel.example.finish({ ...gearValuesFor(round) });
-        const { ms, caches, triangles, sampleError } = await client.send({
-          url: kernel.target.url,
-          headers: kernel.target.headers,
-          body: JSON.stringify({ dag }),
-          count: 1,
-        });
-        if (sampleError) problems.push(`round ${round}: the render failed: ${sampleError}`);
-        if (caches[0] !== "miss") {
-          problems.push(`round ${round}: expected a miss, got ${caches[0]}`);
+        const t0 = performance.now();
+        const { body } = await renderOnce(kernel.target, dag);
+        const ms = performance.now() - t0;
+        if (body.cache !== "miss") {
+          problems.push(`round ${round}: expected a miss, got ${body.cache}`);
         }
-        return { ms, triangles };
+        return { ms, triangles: body.scene.triangles };
       },
       (r, b, c) => {
         if (b.triangles !== c.triangles && !checked) {
@@ -105,7 +92,6 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       problems,
     };
   } finally {
-    await client.close();
     await kernel.close();
   }
 }
