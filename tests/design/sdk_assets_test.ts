@@ -1,4 +1,7 @@
-/** The hub serves the Python fallback's files: Pyodide (immutable, wasm MIME), worker, package. */
+/**
+ * The hub serves the Python fallback's files: Pyodide (immutable, wasm MIME), worker, package;
+ * gzipped to clients that accept it (except the already-compressed stdlib zip).
+ */
 import assert from "node:assert/strict";
 import { PYODIDE_FILES, PYODIDE_VERSION } from "@/lib/web/sdk_assets.ts";
 import { startTestServer } from "../_helpers/server.ts";
@@ -7,28 +10,76 @@ Deno.test("design - the hub serves Pyodide, the worker and the package for the P
   const server = await startTestServer({ redis: false });
   try {
     const base = `${server.url}/sdk/v1`;
+    const identity = { "accept-encoding": "identity" };
     await t.step("every Pyodide file, immutable and cross-origin", async () => {
       for (const [file, type] of Object.entries(PYODIDE_FILES)) {
-        const res = await fetch(`${base}/pyodide/${PYODIDE_VERSION}/${file}`);
+        const res = await fetch(`${base}/pyodide/${PYODIDE_VERSION}/${file}`, {
+          headers: identity,
+        });
         const body = new Uint8Array(await res.arrayBuffer());
         assert.equal(res.status, 200, file);
         assert.equal(res.headers.get("content-type"), type);
         assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
         assert.equal(res.headers.get("access-control-allow-origin"), "*");
+        assert.equal(res.headers.get("content-encoding"), null);
         assert.equal(Number(res.headers.get("content-length")), body.length);
         const installed = await Deno.stat(
           new URL(`../../node_modules/pyodide/${file}`, import.meta.url),
         );
         assert.equal(body.length, installed.size);
         const again = await fetch(`${base}/pyodide/${PYODIDE_VERSION}/${file}`, {
-          headers: { "if-none-match": res.headers.get("etag")! },
+          headers: { ...identity, "if-none-match": res.headers.get("etag")! },
         });
         assert.equal(again.status, 304);
         await again.body?.cancel();
       }
-      const wasm = await fetch(`${base}/pyodide/${PYODIDE_VERSION}/pyodide.asm.wasm`);
+      const wasm = await fetch(`${base}/pyodide/${PYODIDE_VERSION}/pyodide.asm.wasm`, {
+        headers: identity,
+      });
       const magic = new Uint8Array(await wasm.arrayBuffer()).slice(0, 4);
       assert.deepEqual([...magic], [0, 0x61, 0x73, 0x6d]);
+    });
+    await t.step("gzipped to a client that accepts it, the zip as it is", async () => {
+      let identityBytes = 0;
+      let wireBytes = 0;
+      for (const [file, type] of Object.entries(PYODIDE_FILES)) {
+        const url = `${base}/pyodide/${PYODIDE_VERSION}/${file}`;
+        const res = await fetch(url, { headers: { "accept-encoding": "br;q=1, gzip;q=0.8" } });
+        // Deno's fetch decodes the gzip itself: the body is the file, the length is the wire's.
+        const body = new Uint8Array(await res.arrayBuffer());
+        const wire = Number(res.headers.get("content-length"));
+        const installed = await Deno.readFile(
+          new URL(`../../node_modules/pyodide/${file}`, import.meta.url),
+        );
+        identityBytes += installed.length;
+        wireBytes += wire;
+        assert.deepEqual(body, installed, file);
+        if (type === "application/zip") {
+          assert.equal(res.headers.get("content-encoding"), null, file);
+          assert.equal(wire, installed.length);
+          continue;
+        }
+        assert.equal(res.headers.get("content-encoding"), "gzip", file);
+        assert.equal(res.headers.get("vary"), "accept-encoding");
+        assert.ok(wire < installed.length, `${file}: ${wire} < ${installed.length}`);
+        // Each coding has its own validator, so a cache never revalidates one with the other's.
+        const etag = res.headers.get("etag")!;
+        assert.match(etag, /-gz"$/);
+        const again = await fetch(url, {
+          headers: { "accept-encoding": "gzip", "if-none-match": etag },
+        });
+        assert.equal(again.status, 304);
+        await again.body?.cancel();
+        const plain = await fetch(url, { headers: { ...identity, "if-none-match": etag } });
+        assert.equal(plain.status, 200, "the gzip validator does not match the identity body");
+        await plain.body?.cancel();
+      }
+      assert.ok(wireBytes < identityBytes * 0.6, `${wireBytes} of ${identityBytes} bytes`);
+      const refused = await fetch(`${base}/pyodide/${PYODIDE_VERSION}/pyodide.mjs`, {
+        headers: { "accept-encoding": "gzip;q=0, br" },
+      });
+      assert.equal(refused.headers.get("content-encoding"), null);
+      await refused.body?.cancel();
     });
     await t.step("nothing else under the Pyodide path", async () => {
       for (
@@ -47,6 +98,7 @@ Deno.test("design - the hub serves Pyodide, the worker and the package for the P
     });
     await t.step("the worker script and the cadparam package", async () => {
       const worker = await fetch(`${base}/python/worker.js`);
+      assert.equal(worker.headers.get("content-encoding"), "gzip", "fetch sends gzip by default");
       assert.equal(worker.headers.get("content-type"), "text/javascript; charset=utf-8");
       assert.match(await worker.text(), /run_source_json/);
       const pkg = await fetch(`${base}/python/cadparam.json`);

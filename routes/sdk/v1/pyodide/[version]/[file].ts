@@ -6,10 +6,9 @@ export const config: RouteConfig = { roles: ["hub"] };
 
 export const handler: Handlers = {
   GET(ctx) {
-    return pyodideAsset(
-      ctx.req.param("version") ?? "",
-      ctx.req.param("file") ?? "",
-      ctx.req.header("if-none-match") ?? null,
-    );
+    return pyodideAsset(ctx.req.param("version") ?? "", ctx.req.param("file") ?? "", {
+      ifNoneMatch: ctx.req.header("if-none-match") ?? null,
+      acceptEncoding: ctx.req.header("accept-encoding") ?? null,
+    });
   },
 };
