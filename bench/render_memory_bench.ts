@@ -16,7 +16,7 @@ import {
   renderOnce,
 } from "./render_fixture.ts";
 import { deleteRedisPrefix } from "./redis_prefix.ts";
-import { type ServerProcess, startServerProcess } from "./server_process.ts";
+import { type ServerProcess, startServerProcess } from "../tests/_helpers/process.ts";
 
 const FIRST = 10;
 const TOTAL = 1000;

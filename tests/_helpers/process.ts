@@ -1,4 +1,8 @@
-/** Running the product's real entry points (`main.ts`, `cli.ts`) as subprocesses. */
+/**
+ * Running the product's real entry points (`main.ts`, `cli.ts`) as subprocesses, for tests and
+ * benchmarks: the server starts with the same `deno` arguments as `deno task start` (deno.json),
+ * so a test or a figure of the whole process includes its V8 flags.
+ */
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -18,17 +22,30 @@ export async function runHubCli(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-/** A `main.ts` subprocess and the URL it listens on. */
+/** The arguments of deno.json's `start` task after `deno` (e.g. `run -A --v8-flags=… main.ts`). */
+export async function startTaskArgs(): Promise<string[]> {
+  const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const words = String(json.tasks?.start ?? "").trim().split(/\s+/);
+  if (words[0] !== "deno" || words.at(-1) !== "main.ts") {
+    throw new Error(`deno.json's start task is not "deno … main.ts": ${json.tasks?.start}`);
+  }
+  return words.slice(1);
+}
+
+/** A running `main.ts` subprocess. */
 export interface ServerProcess {
   url: string;
-  output: () => string;
+  pid: number;
+  /** Resident set size of the process now, in bytes (Linux `/proc/<pid>/status` VmRSS). */
+  rss(): Promise<number>;
+  output(): string;
   stop(): Promise<void>;
 }
 
-/** Starts `deno run -A main.ts` with `env` (PORT=0) and waits for its "listening" log line. */
+/** Starts the `start` task's command with `env` on an ephemeral port and waits until it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+    args: await startTaskArgs(),
     cwd: ROOT,
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdout: "piped",
@@ -52,6 +69,13 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   }
   return {
     url,
+    pid: child.pid,
+    async rss() {
+      const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+      const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+      if (!kb) throw new Error(`no VmRSS for pid ${child.pid}`);
+      return Number(kb[1]) * 1024;
+    },
     output: () => text,
     async stop() {
       child.kill("SIGTERM");

@@ -4,7 +4,7 @@
  * isolate and in a worker (render workers are workers), where the default grows it to 64 MiB.
  */
 import assert from "node:assert/strict";
-import { startTaskArgs } from "../../bench/server_process.ts";
+import { startTaskArgs } from "../_helpers/process.ts";
 
 const PROBE = `
 import { getHeapSpaceStatistics } from "node:v8";
