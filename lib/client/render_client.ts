@@ -88,6 +88,9 @@ export interface DesignRunner {
 /** Values waiting for the design runner, with the callers that wait for their scene. */
 interface DesignJob {
   values: Record<string, unknown>;
+  /** The design and project version the values were given for. */
+  source: string;
+  version: number;
   waiters: Waiter[];
 }
 
@@ -259,14 +262,14 @@ export class RenderClient {
     return new Promise<RenderResult>((resolve, reject) => {
       const waiters = this.#designPending?.waiters ?? [];
       waiters.push({ resolve, reject });
-      this.#designPending = { values: complete, waiters };
+      this.#designPending = { values: complete, source, version, waiters };
       const { result, budgetRemaining } = this.#state.value;
       this.#state.value = { status: "rendering", result, budgetRemaining };
-      if (!this.#designRunning) void this.#designPump(source, version);
+      if (!this.#designRunning) void this.#designPump();
     });
   }
 
-  async #designPump(source: string, version: number): Promise<void> {
+  async #designPump(): Promise<void> {
     this.#designRunning = true;
     try {
       while (this.#designPending && !this.#disposed) {
@@ -275,7 +278,7 @@ export class RenderClient {
         let dag: Dag | undefined;
         let failure: RenderError | undefined;
         try {
-          dag = await this.#design!.run(source, job.values);
+          dag = await this.#design!.run(job.source, job.values);
         } catch (err) {
           failure = designError(err);
         }
@@ -296,7 +299,7 @@ export class RenderClient {
           for (const waiter of job.waiters) waiter.reject(failure);
           continue;
         }
-        this.#enqueue(job.values, dag!, version).then(
+        this.#enqueue(job.values, dag!, job.version).then(
           (result) => job.waiters.forEach((waiter) => waiter.resolve(result)),
           (error: RenderError) => job.waiters.forEach((waiter) => waiter.reject(error)),
         );
