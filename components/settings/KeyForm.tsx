@@ -1,5 +1,6 @@
 /** The create/edit form of an SDK key (works without JavaScript). */
 import type { SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
+import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS } from "@/lib/hub/rate_limit.ts";
 import { CsrfField, ErrorBox } from "./Shell.tsx";
 
 /** Props of the key form. */
@@ -88,6 +89,39 @@ export function KeyForm(p: KeyFormProps) {
           />
         </label>
       </div>
+      <div class="field">
+        Mint rate limit
+        <span class="hint">
+          Session tokens this key may mint per window, all origins together; more get 429 with
+          Retry-After (default {DEFAULT_RATE_LIMIT.points} per {DEFAULT_RATE_LIMIT.durationSeconds}
+          {" "}
+          s).
+        </span>
+        <div class="row">
+          <label>
+            Mints per window
+            <input
+              type="number"
+              name="ratePoints"
+              min={RATE_LIMIT_BOUNDS.minPoints}
+              max={RATE_LIMIT_BOUNDS.maxPoints}
+              required
+              value={p.values.ratePoints}
+            />
+          </label>
+          <label>
+            Window (seconds)
+            <input
+              type="number"
+              name="rateSeconds"
+              min={RATE_LIMIT_BOUNDS.minDuration}
+              max={RATE_LIMIT_BOUNDS.maxDuration}
+              required
+              value={p.values.rateSeconds}
+            />
+          </label>
+        </div>
+      </div>
       <div class="actions">
         <button type="submit">{p.submit}</button>
         <a href="/settings/keys">Cancel</a>
@@ -105,5 +139,7 @@ export function keyFormValues(form: { text(n: string): string; all(n: string): s
     defaultTtlMinutes: form.text("defaultTtl"),
     maxTtlMinutes: form.text("maxTtl"),
     budget: form.text("budget"),
+    ratePoints: form.text("ratePoints"),
+    rateSeconds: form.text("rateSeconds"),
   };
 }

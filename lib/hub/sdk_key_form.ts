@@ -1,6 +1,7 @@
 /**
  * The settings form of a key, as submitted: origins one per line, projects as checkboxes, TTLs in
- * minutes, an optional budget. Turns it into the lifecycle's input (lib/hub/sdk_keys.ts validates).
+ * minutes, an optional budget, and the mint rate limit (mints per window of seconds). Turns it into
+ * the lifecycle's input (lib/hub/sdk_keys.ts validates).
  */
 import { AppError } from "../http/problem.ts";
 import type { CreateSdkKeyInput, SdkKeyView } from "./sdk_keys.ts";
@@ -13,6 +14,10 @@ export interface SdkKeyFormValues {
   defaultTtlMinutes: string;
   maxTtlMinutes: string;
   budget: string;
+  /** Mints allowed per window (the key's rate limit); blank in both keeps the current policy. */
+  ratePoints: string;
+  /** The rate limit's window in seconds. */
+  rateSeconds: string;
 }
 
 /** The form values that show an existing key. */
@@ -24,11 +29,18 @@ export function formValuesOf(key: SdkKeyView): SdkKeyFormValues {
     defaultTtlMinutes: String(key.defaultTtlSeconds / 60),
     maxTtlMinutes: String(key.maxTtlSeconds / 60),
     budget: key.budget === null ? "" : String(key.budget),
+    ratePoints: String(key.rateLimit.points),
+    rateSeconds: String(key.rateLimit.durationSeconds),
   };
 }
 
-/** The lifecycle input for submitted values; throws `validation_failed` on non-numbers. */
+/**
+ * The lifecycle input for submitted values; throws `validation_failed` on non-numbers. Both rate
+ * fields blank (a form without them) leave `rateLimit` out: the default for a new key, the current
+ * policy for an edit.
+ */
 export function keyInputFromForm(partnerId: string, v: SdkKeyFormValues): CreateSdkKeyInput {
+  const rateGiven = v.ratePoints.trim() !== "" || v.rateSeconds.trim() !== "";
   return {
     partnerId,
     label: v.label,
@@ -38,6 +50,14 @@ export function keyInputFromForm(partnerId: string, v: SdkKeyFormValues): Create
     defaultTtlSeconds: minutes("default TTL", v.defaultTtlMinutes),
     maxTtlSeconds: minutes("max TTL", v.maxTtlMinutes),
     budget: v.budget.trim() === "" ? null : whole("budget", v.budget),
+    ...(rateGiven
+      ? {
+        rateLimit: {
+          points: whole("mint rate limit", v.ratePoints),
+          durationSeconds: whole("rate-limit window", v.rateSeconds),
+        },
+      }
+      : {}),
   };
 }
 

@@ -98,6 +98,62 @@ Deno.test({
         await denied.body?.cancel();
       });
 
+      await t.step("the form shows and edits the mint rate limit; bad values say why", async () => {
+        const page = await client.html(`/settings/keys/${a.keyId}`);
+        assert.match(page, /name="ratePoints"[^>]*value="7"/);
+        assert.match(page, /name="rateSeconds"[^>]*value="9"/);
+        const form = {
+          label: "Alpha storefront",
+          origins: `${a.origin}\nhttps://second.example`,
+          projects: [a.project],
+          defaultTtl: "30",
+          maxTtl: "120",
+          budget: "",
+        };
+        const saved = await client.post(`/settings/keys/${a.keyId}`, {
+          ...form,
+          ratePoints: "2",
+          rateSeconds: "3600",
+        });
+        assert.equal(saved.status, 303);
+        assert.deepEqual((await getSdkKey(server.deps.kv, a.keyId))!.rateLimit, {
+          points: 2,
+          durationSeconds: 3600,
+        });
+        // The mint path sees the new policy at once (the key cache was invalidated).
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const r = await mint(base, { keyId: a.keyId, projectId: a.project }, {
+            origin: a.origin,
+          });
+          statuses.push(r.status);
+          if (i === 0) assert.equal(r.headers.get("ratelimit-policy"), '"mint";q=2;w=3600');
+          await r.body?.cancel();
+        }
+        assert.deepEqual(statuses, [200, 200, 429]);
+        for (
+          const [points, seconds, message] of [
+            ["0", "60", /rate limit points/],
+            ["10", "100000", /rate limit window/],
+            ["ten", "60", /mint rate limit must be a whole number/],
+          ]
+        ) {
+          const bad = await client.post(`/settings/keys/${a.keyId}`, {
+            ...form,
+            ratePoints: points as string,
+            rateSeconds: seconds as string,
+          });
+          assert.equal(bad.status, 422);
+          assert.match(await bad.text(), message as RegExp);
+        }
+        const back = await client.post(`/settings/keys/${a.keyId}`, {
+          ...form,
+          ratePoints: "600",
+          rateSeconds: "60",
+        });
+        assert.equal(back.status, 303);
+      });
+
       await t.step("roll shows a new secret once; the old one works in grace", async () => {
         const res = await client.post(`/settings/keys/${a.keyId}/roll`, { grace: "3600" });
         assert.equal(res.status, 200);
@@ -155,13 +211,18 @@ Deno.test({
         assert.equal(r.status, 401);
         assert.equal((await r.json()).code, "key_revoked");
         const json = await (await client.get(`/settings/usage/${a.keyId}?format=json`)).json();
-        // setUp + edit step: 2 browser-flow mints; roll step: 2 server-flow mints.
-        assert.equal(json.mintsOk, 4);
-        assert.equal(json.mintsDenied, 2);
+        // setUp + edit step: 2 browser-flow mints; rate-limit step: 2 (and 1 refused); roll
+        // step: 2 server-flow mints.
+        assert.equal(json.mintsOk, 6);
+        assert.equal(json.mintsDenied, 3);
         assert.deepEqual(
           json.denials.map((d: { reason: string; origin: string }) => `${d.reason} ${d.origin}`)
             .sort(),
-          [`key_revoked ${a.origin}`, "origin_not_allowed https://evil.example"],
+          [
+            `key_revoked ${a.origin}`,
+            "origin_not_allowed https://evil.example",
+            `rate_limited ${a.origin}`,
+          ],
         );
         assert.ok(json.lastUsedAt > 0);
         const csv = await (await client.get(`/settings/usage/${a.keyId}?format=csv`)).text();

@@ -1,5 +1,6 @@
 /** GET /settings/keys/new — the form for a new key (it posts to /settings/keys). */
 import { KeyForm } from "@/components/settings/KeyForm.tsx";
+import { DEFAULT_RATE_LIMIT } from "@/lib/hub/rate_limit.ts";
 import { Shell } from "@/components/settings/Shell.tsx";
 import { partnerProjects } from "@/lib/auth/ownership.ts";
 import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
@@ -27,6 +28,8 @@ export default function NewKey({ data, nonce }: PageProps<NewKeyData>) {
     defaultTtlMinutes: String(TTL_BOUNDS.defaultTtl / 60),
     maxTtlMinutes: String(TTL_BOUNDS.defaultMaxTtl / 60),
     budget: "",
+    ratePoints: String(DEFAULT_RATE_LIMIT.points),
+    rateSeconds: String(DEFAULT_RATE_LIMIT.durationSeconds),
   };
   return (
     <Shell {...data.frame} section="keys" nonce={nonce}>

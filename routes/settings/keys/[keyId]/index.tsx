@@ -82,8 +82,8 @@ export const handler: Handlers = {
       const record = await editSdkKey(
         kv,
         before.keyId,
-        // The form does not show the rate limit (the CLI sets it): keep it as it is.
-        { ...keyInputFromForm(data.frame.account.partnerId, values), rateLimit: before.rateLimit },
+        // A form without the rate fields keeps the key's policy.
+        { rateLimit: before.rateLimit, ...keyInputFromForm(data.frame.account.partnerId, values) },
         clock(),
       );
       hubDeps(ctx).keys.invalidate(before.keyId);
@@ -98,6 +98,7 @@ export const handler: Handlers = {
           allowedProjects: record?.allowedProjects,
           defaultTtlSeconds: record?.defaultTtlSeconds,
           maxTtlSeconds: record?.maxTtlSeconds,
+          rateLimit: record?.rateLimit,
           budget: record?.budget,
         },
       }, clock());
