@@ -1,10 +1,11 @@
 /**
  * The mint baseline: a bare `Deno.serve` handler doing the irreducible work of a mint (read the
- * JSON body, one Redis INCR, one Ed25519 signature over a token-sized payload, a JSON answer of the
- * same shape) and nothing else: no routing, validation, KV lookups, CORS, logging or metrics.
+ * JSON body, one Redis INCR, one Ed25519 signature over a token-sized payload with the hub's own
+ * Ed25519 primitive, a JSON answer of the same shape) and nothing else: no routing, validation, KV lookups, CORS, logging or metrics.
  */
 import { createClient } from "redis";
 import { encodeBase64Url } from "../lib/token/base64url.ts";
+import { signEd25519 } from "../lib/token/ed25519.ts";
 
 /** A running baseline server. */
 export interface BareMintServer {
@@ -51,12 +52,9 @@ export async function startBareMintServer(options: BareMintOptions): Promise<Bar
       kid: signing.kid,
     };
     const input = "sv1." + encodeBase64Url(encoder.encode(JSON.stringify(claims)));
-    const signature = await crypto.subtle.sign(
-      "Ed25519",
-      signing.privateKey,
-      encoder.encode(input),
-    );
-    const token = input + "." + encodeBase64Url(new Uint8Array(signature));
+    // The same Ed25519 primitive as the hub (lib/token/ed25519.ts), so the gap is the hub's own.
+    const signature = signEd25519(signing.privateKey, encoder.encode(input));
+    const token = input + "." + encodeBase64Url(signature);
     return Response.json({ token, expiresAt: claims.exp, mode: "publishable" });
   };
 

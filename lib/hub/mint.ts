@@ -251,7 +251,7 @@ export async function issue(
     exp: iat + ttl,
     kid: signing.kid,
   };
-  const token = await signToken(claims, signing);
+  const token = signToken(claims, signing);
   return { token, expiresAt: claims.exp, mode, claims, headers };
 }
 

@@ -37,7 +37,7 @@ function importPrivate(jwk: JsonWebKey): Promise<CryptoKey> {
  * ```ts
  * const keyring = await Keyring.load(new SigningKeyStore(kv, Date.now));
  * const stop = keyring.startAutoRefresh(60_000);
- * const token = await signToken(claims, keyring.signingKey());
+ * const token = signToken(claims, keyring.signingKey());
  * const verified = await verifyToken(token, (kid) => keyring.resolve(kid), { now });
  * await stop();
  * ```

@@ -5,6 +5,7 @@
  */
 
 import { encodeBase64Url } from "./base64url.ts";
+import { signEd25519 } from "./ed25519.ts";
 import {
   assertClaimTypes,
   assertClaimValues,
@@ -25,7 +26,8 @@ export interface TokenSigningKey {
 }
 
 /**
- * Serializes `claims` in the fixed member order and signs them with Ed25519. Throws `TypeError` when
+ * Serializes `claims` in the fixed member order and signs them with Ed25519, synchronously on the
+ * calling thread (`ed25519.ts`). Throws `TypeError` when
  * `claims.kid !== key.kid`, when a claim has the wrong type or value (`aud`, `iss`, lifetime), or
  * when the token would exceed `MAX_TOKEN_LENGTH`.
  *
@@ -33,14 +35,14 @@ export interface TokenSigningKey {
  * ```ts
  * const key = keyring.signingKey();
  * const now = Math.floor(Date.now() / 1000);
- * const token = await signToken({
+ * const token = signToken({
  *   iss: "hub", aud: "kernel-api", sub: "anon-1", partner: "acme", client_id: "k…", project: "chair",
  *   origin: "https://shop.example", jti: crypto.randomUUID(), budget: 100,
  *   iat: now, exp: now + 1800, kid: key.kid,
  * }, key);
  * ```
  */
-export async function signToken(claims: SessionClaims, key: TokenSigningKey): Promise<string> {
+export function signToken(claims: SessionClaims, key: TokenSigningKey): string {
   if (claims.kid !== key.kid) {
     throw new TypeError(`claims.kid (${claims.kid}) does not match the signing key (${key.kid})`);
   }
@@ -56,12 +58,8 @@ export async function signToken(claims: SessionClaims, key: TokenSigningKey): Pr
   // assertClaimTypes builds the object in CLAIM_NAMES order, so this JSON is stable.
   const payload = encodeBase64Url(encoder.encode(JSON.stringify(checked)));
   const signingInput = TOKEN_PREFIX + payload;
-  const signature = await crypto.subtle.sign(
-    "Ed25519",
-    key.privateKey,
-    encoder.encode(signingInput),
-  );
-  const token = signingInput + "." + encodeBase64Url(new Uint8Array(signature));
+  const signature = signEd25519(key.privateKey, encoder.encode(signingInput));
+  const token = signingInput + "." + encodeBase64Url(signature);
   if (token.length > MAX_TOKEN_LENGTH) {
     throw new TypeError(`token would be ${token.length} chars, over ${MAX_TOKEN_LENGTH}`);
   }

@@ -14,28 +14,24 @@ import {
   type SessionClaims,
   TOKEN_PREFIX,
 } from "./claims.ts";
+import { ED25519_SIGNATURE_LENGTH, verifyEd25519 } from "./ed25519.ts";
 import { TokenError } from "./errors.ts";
 import { parseStrictJsonBytes } from "./strict_json.ts";
 
-/** Length in bytes of an Ed25519 signature (RFC 8032). */
-export const ED25519_SIGNATURE_LENGTH = 64;
-/** Length in chars of its unpadded base64url encoding. */
+/** Length in chars of the unpadded base64url encoding of a 64-byte signature. */
 const SIGNATURE_SEGMENT_LENGTH = 86;
 
 const encoder = new TextEncoder();
 // Fixed buffers reused by every verification, because a fresh ArrayBuffer per token costs several
-// percent of an Ed25519 verify. They are only touched in synchronous stretches: the segments are
-// decoded and the payload turned into a string before any await, and the signed bytes are written
-// immediately before crypto.subtle.verify, which copies its inputs before it returns (WebCrypto:
-// "get a copy of the bytes held by"; pinned by verify_test.ts). So concurrent verifications never
-// see each other's bytes.
+// percent of a verify. They are only touched in synchronous stretches: the segments are decoded and
+// the payload turned into a string before any await, and the signed bytes are written immediately
+// before the (synchronous) `verifyEd25519`. So concurrent verifications never see each other's bytes.
 /** Both segments, decoded for validation; a token of MAX_TOKEN_LENGTH chars always fits. */
 const segmentScratch = new Uint8Array((MAX_TOKEN_LENGTH * 3) >> 2);
 /** "sv1." + payload segment as ASCII bytes. */
 const signedScratch = new Uint8Array(MAX_TOKEN_LENGTH);
 /** The decoded signature. */
 const signatureScratch = new Uint8Array(ED25519_SIGNATURE_LENGTH);
-const ED25519 = { name: "Ed25519" } as const;
 
 /** Looks up the public key for a `kid`; `undefined` means the kid is not known (yet). */
 export type KeyResolver = (
@@ -46,40 +42,6 @@ export type KeyResolver = (
 export interface VerifyOptions {
   /** The current time in Unix seconds (pass the clock in, so tests can fix it). */
   now: number;
-}
-
-/**
- * Verifies an Ed25519 signature (RFC 8032), accepting exactly the Wycheproof `valid` vectors.
- * Deno's WebCrypto already rejects every `invalid` one (S ≥ L malleability, edge values such as
- * 0 or the group order, bad R encodings, truncated, padded and overlapping signatures);
- * `tests/token/wycheproof_test.ts` pins that, so no extra range checks are done here. The length
- * check only keeps the contract independent of the backend. The inputs are copied before this
- * returns, so the caller may reuse its buffers at once.
- *
- * @example
- * ```ts
- * const ok = await verifyEd25519(publicKey, signature, new TextEncoder().encode("message"));
- * ```
- */
-export function verifyEd25519(
-  publicKey: CryptoKey,
-  signature: Uint8Array,
-  message: Uint8Array,
-): Promise<boolean> {
-  if (signature.length !== ED25519_SIGNATURE_LENGTH) return Promise.resolve(false);
-  // WebCrypto's types want ArrayBuffer-backed views; a shared-memory view makes verify reject,
-  // which becomes `false` below.
-  return crypto.subtle.verify(
-    ED25519,
-    publicKey,
-    signature as Uint8Array<ArrayBuffer>,
-    message as Uint8Array<ArrayBuffer>,
-  ).catch(notVerified);
-}
-
-/** A key of the wrong algorithm or usage is a configuration bug, but never a valid signature. */
-function notVerified(): boolean {
-  return false;
 }
 
 /**
@@ -150,8 +112,7 @@ export async function verifyToken(
 
   // No await between filling the buffers and the verify call (see the note on the buffers above).
   encoder.encodeInto(token.slice(0, dot), signedScratch);
-  const verification = verifyEd25519(key, signatureScratch, signedScratch.subarray(0, dot));
-  if (!(await verification)) {
+  if (!verifyEd25519(key, signatureScratch, signedScratch.subarray(0, dot))) {
     throw new TokenError("bad_signature", "signature does not verify");
   }
 

@@ -24,7 +24,7 @@ async function signWith(record: SigningKeyRecord, nowS: number): Promise<string>
   const privateKey = await crypto.subtle.importKey("jwk", record.privateJwk, "Ed25519", false, [
     "sign",
   ]);
-  return await signToken(validClaims(record.kid, { iat: nowS, exp: nowS + 600 }), {
+  return signToken(validClaims(record.kid, { iat: nowS, exp: nowS + 600 }), {
     kid: record.kid,
     privateKey,
   });
@@ -40,7 +40,7 @@ Deno.test("keyring - load creates the first key and signs with it", async () => 
     assert.equal(keyring.signingKey().kid, current?.kid);
     assert.deepEqual(keyring.kids(), [current?.kid]);
     const nowS = Math.floor(clock() / 1000);
-    const token = await signToken(
+    const token = signToken(
       validClaims(keyring.signingKey().kid, { iat: nowS, exp: nowS + 60 }),
       keyring.signingKey(),
     );
@@ -84,7 +84,7 @@ Deno.test("keyring - picks up a rotation done by another store on the same KV", 
       assert.deepEqual(new Set(forged), new Set([undefined]));
       assert.equal(store.reads, reads);
       const stranger = await newTestKey();
-      const foreign = await signToken(
+      const foreign = signToken(
         validClaims(stranger.kid, { iat: nowS, exp: nowS + 60 }),
         stranger,
       );

@@ -124,7 +124,7 @@ Deno.test("signing keys - a token signed by a retired but published key still ve
     const keyring = await Keyring.load(store, { clock });
     const oldKey = keyring.signingKey();
     const nowS = Math.floor(clock() / 1000);
-    const token = await signToken(
+    const token = signToken(
       validClaims(oldKey.kid, { iat: nowS, exp: nowS + 3600 }),
       oldKey,
     );
