@@ -21,6 +21,9 @@ export class SdkKeyCache {
     this.#cache = new LRUCache({
       max: options.max ?? 10_000,
       ttl: options.ttlMs ?? KEY_CACHE_TTL_MS,
+      // Read the clock on each get: the default (cache it for 1 ms) arms a timer per millisecond,
+      // which costs more on the mint path than the clock reads it saves.
+      ttlResolution: 0,
     });
   }
 

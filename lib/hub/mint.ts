@@ -14,6 +14,7 @@ import type { SdkKeyCache } from "./key_cache.ts";
 import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError } from "./partner_key.ts";
 import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
 import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
+import { randomHex } from "./random_hex.ts";
 import { secretAccepted, TTL_BOUNDS } from "./sdk_keys.ts";
 import type { UsageRecorder } from "./usage.ts";
 
@@ -253,16 +254,6 @@ export async function issue(
   };
   const token = signToken(claims, signing);
   return { token, expiresAt: claims.exp, mode, claims, headers };
-}
-
-const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
-
-/** `bytes` CSPRNG bytes as lowercase hex (a table lookup per byte: this runs twice per mint). */
-function randomHex(bytes: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(bytes));
-  let hex = "";
-  for (let i = 0; i < random.length; i++) hex += HEX_BYTES[random[i]];
-  return hex;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

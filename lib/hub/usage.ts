@@ -256,6 +256,15 @@ export function csvCell(value: string): string {
   return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
 }
 
+const DAY_MS = 86_400_000;
+// Every count names its UTC day; remember the current one instead of formatting a Date per call.
+let cachedDayStart = NaN;
+let cachedDay = "";
+
 function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  if (!(ms >= cachedDayStart && ms < cachedDayStart + DAY_MS)) {
+    cachedDayStart = Math.floor(ms / DAY_MS) * DAY_MS;
+    cachedDay = new Date(cachedDayStart).toISOString().slice(0, 10);
+  }
+  return cachedDay;
 }

@@ -31,7 +31,12 @@ export interface LoadedTemplate {
 export class ProjectTemplates {
   readonly #kv: Deno.Kv;
   readonly #versions = new LRUCache<string, LoadedTemplate>({ max: 500 });
-  readonly #current = new LRUCache<string, number>({ max: 5000, ttl: CURRENT_VERSION_TTL_MS });
+  // ttlResolution 0: read the clock per get instead of arming a timer per millisecond (hit path).
+  readonly #current = new LRUCache<string, number>({
+    max: 5000,
+    ttl: CURRENT_VERSION_TTL_MS,
+    ttlResolution: 0,
+  });
 
   /** Reads `["projects", …]` and `["project_versions", …]` from `kv`. */
   constructor(kv: Deno.Kv) {

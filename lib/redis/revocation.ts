@@ -80,6 +80,7 @@ export class KvRevocationList implements RevocationList {
   readonly #keys = new LRUCache<string, { revokedAt: number | null }>({
     max: 10_000,
     ttl: KV_REVOCATION_STALENESS_MS,
+    ttlResolution: 0, // a clock read per get, not a timer per millisecond
   });
 
   /** Reads `["sdk_keys", keyId]` and `["revoked_tokens", jti]`. */
