@@ -1,11 +1,11 @@
 /**
  * Ed25519 (RFC 8032) signing and verification for `sv1.` tokens, synchronous, through `node:crypto`.
  *
- * Why not WebCrypto: in Deno, `crypto.subtle.sign`/`verify` cost 58–76 µs per call against 16–21 µs
- * (sign) and 32–40 µs (verify) for the same backend behind `node:crypto`
- * (measured on this 2-CPU machine; docs/design.md, "Ed25519"), and they add a promise per call. The
- * signatures are byte-identical (Ed25519 is deterministic) and both sides accept exactly the
- * Wycheproof `valid` vectors (`tests/token/wycheproof_test.ts`), so keys stay WebCrypto
+ * Why not WebCrypto: in Deno, `crypto.subtle.sign`/`verify` cost 58–76 µs per call, against 16–21 µs
+ * (sign) and 32–40 µs (verify) through `node:crypto` (measured on our 2-CPU machine;
+ * docs/tokens.md), and they add a promise per call. The signatures are byte-identical (Ed25519 is
+ * deterministic), and this path accepts exactly the Wycheproof `valid` vectors
+ * (`tests/token/wycheproof_test.ts`), so keys stay WebCrypto
  * `CryptoKey`s everywhere (generation, JWK import/export, JWKS) and are converted to a `KeyObject`
  * once per key here.
  */
