@@ -69,7 +69,8 @@ export class MemoryBudgetStore implements BudgetStore {
   /** Holds at most `max` live tokens; each entry lives until its token's `exp`. */
   constructor(clock: () => number = Date.now, max = 100_000) {
     this.#clock = clock;
-    this.#used = new LRUCache({ max, ttlAutopurge: false });
+    // ttlResolution 0: a clock read per access instead of a timer per millisecond.
+    this.#used = new LRUCache({ max, ttlAutopurge: false, ttlResolution: 0 });
   }
 
   /** Spends one unit. */
