@@ -1,7 +1,8 @@
 /**
  * The mint baseline: a bare `Deno.serve` handler doing the irreducible work of a mint (read the
  * JSON body, one Redis INCR, one Ed25519 signature over a token-sized payload with the hub's own
- * Ed25519 primitive, a JSON answer of the same shape) and nothing else: no routing, validation, KV lookups, CORS, logging or metrics.
+ * Ed25519 primitive, a JSON answer of the same shape) and nothing else: no routing, validation,
+ * KV lookups, CORS, logging or metrics.
  */
 import { createClient } from "redis";
 import { encodeBase64Url } from "../lib/token/base64url.ts";

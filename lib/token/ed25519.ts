@@ -29,10 +29,11 @@ function keyObjectOf(key: CryptoKey, type: "public" | "private"): KeyObject | nu
 }
 
 /**
- * Verifies an Ed25519 signature, accepting exactly the Wycheproof `valid` vectors (the backend
- * rejects S ≥ L malleability, small-order and non-canonical R/A encodings, truncated and padded
- * signatures). A key of another algorithm or type is `false`, never an exception. Synchronous: the
- * caller may reuse its buffers as soon as it returns.
+ * Verifies an Ed25519 signature, accepting exactly the Wycheproof `valid` vectors and refusing every
+ * `invalid` one (S ≥ L malleability, edge values such as 0 or the group order, bad R encodings,
+ * truncated, padded and overlapping signatures; `tests/token/wycheproof_test.ts`). A key of another
+ * algorithm or type is `false`, never an exception. Synchronous: the caller may reuse its buffers as
+ * soon as it returns.
  *
  * @example
  * ```ts
