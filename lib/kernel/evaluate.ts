@@ -22,6 +22,7 @@ import type { CrossSection, Manifold } from "manifold-3d";
 import type { Dag, DagNode } from "./dag_types.ts";
 import { isRef } from "./dag_types.ts";
 import { EvalError, type EvalErrorCode, type EvalErrorReason } from "./eval_errors.ts";
+import { type DagLimits, DEFAULT_DAG_LIMITS } from "./dag_limits.ts";
 import { getManifoldRuntime, type ManifoldRuntime } from "./manifold_runtime.ts";
 import { encodeMesh, meshHash } from "./mesh_encoding.ts";
 import type { EncodedMesh, Scene, ScenePart } from "./scene.ts";
@@ -41,40 +42,28 @@ import {
   type Vec3,
 } from "./transforms.ts";
 
-/** The limits evaluation enforces (a `DagLimits` from dag_limits.ts satisfies this shape). */
-export interface EvalLimits {
-  /** Most triangles of any intermediate solid and of the drawn output (instances counted). */
-  maxTriangles: number;
-  /** Fewest `segments` per full circle. */
-  minSegments: number;
-  /** Most `segments` per full circle. */
-  maxSegments: number;
-  /** Most points in one polygon. */
-  maxPolygonPoints: number;
-  /** Largest `linearRepeat` / `polarRepeat` count. */
-  maxRepeatCount: number;
-  /** Largest nx·ny of a `gridRepeat`. */
-  maxGridCount: number;
-  /** Most instances in one instances value (nested repeats multiply). */
-  maxInstancesPerPart: number;
-  /** Largest absolute value of any computed number. */
-  maxAbsNumber: number;
-  /** Longest part name. */
-  maxStringLength: number;
-}
+/** The `DagLimits` that evaluation itself enforces (the others are checked by `validateDag`). */
+const EVAL_LIMIT_NAMES = [
+  "maxTriangles",
+  "minSegments",
+  "maxSegments",
+  "maxPolygonPoints",
+  "maxRepeatCount",
+  "maxGridCount",
+  "maxInstancesPerPart",
+  "maxAbsNumber",
+  "maxStringLength",
+] as const satisfies readonly (keyof DagLimits)[];
 
-/** The limits of docs/dag.md. */
-export const DEFAULT_EVAL_LIMITS: Readonly<EvalLimits> = Object.freeze({
-  maxTriangles: 1_000_000,
-  minSegments: 3,
-  maxSegments: 256,
-  maxPolygonPoints: 1000,
-  maxRepeatCount: 1000,
-  maxGridCount: 10_000,
-  maxInstancesPerPart: 10_000,
-  maxAbsNumber: 1e6,
-  maxStringLength: 200,
-});
+/** The limits evaluation enforces; each means what it means in `DagLimits`. */
+export type EvalLimits = Pick<DagLimits, typeof EVAL_LIMIT_NAMES[number]>;
+
+/** The limits of docs/dag.md (`DEFAULT_DAG_LIMITS`), as far as evaluation enforces them. */
+export const DEFAULT_EVAL_LIMITS: Readonly<EvalLimits> = Object.freeze(
+  Object.fromEntries(
+    EVAL_LIMIT_NAMES.map((name) => [name, DEFAULT_DAG_LIMITS[name]]),
+  ) as EvalLimits,
+);
 
 /** Options of `evaluateDag`. */
 export interface EvaluateDagOptions {
