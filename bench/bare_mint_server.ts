@@ -7,14 +7,10 @@
 import { createClient } from "redis";
 import { encodeBase64Url } from "../lib/token/base64url.ts";
 import { signEd25519 } from "../lib/token/ed25519.ts";
+import { type BareServer, serveBare } from "./bare_server.ts";
 
-/** A running baseline server. */
-export interface BareMintServer {
-  /** The URL to POST `{keyId, projectId}` to. */
-  url: string;
-  /** Stops serving and disconnects Redis. */
-  close(): Promise<void>;
-}
+/** A running baseline server; POST `{keyId, projectId}` to its `url`. */
+export type BareMintServer = BareServer;
 
 /** Where the baseline counts and what it signs with. */
 export interface BareMintOptions {
@@ -59,22 +55,5 @@ export async function startBareMintServer(options: BareMintOptions): Promise<Bar
     return Response.json({ token, expiresAt: claims.exp, mode: "publishable" });
   };
 
-  let resolveListening: (addr: Deno.NetAddr) => void;
-  const listening = new Promise<Deno.NetAddr>((r) => (resolveListening = r));
-  const ac = new AbortController();
-  const server = Deno.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    signal: ac.signal,
-    onListen: (addr) => resolveListening(addr as Deno.NetAddr),
-  }, handler);
-  const addr = await listening;
-  return {
-    url: `http://127.0.0.1:${addr.port}/mint`,
-    async close() {
-      ac.abort();
-      await server.finished;
-      await redis.close();
-    },
-  };
+  return await serveBare(handler, "/mint", () => redis.close());
 }

@@ -5,12 +5,10 @@
  * CORS, logging or metrics.
  */
 import { createClient } from "redis";
+import { type BareServer, serveBare } from "./bare_server.ts";
 
 /** A running baseline server. */
-export interface BareRenderServer {
-  url: string;
-  close(): Promise<void>;
-}
+export type BareRenderServer = BareServer;
 
 /** Starts the baseline on an ephemeral 127.0.0.1 port; it answers every POST with `body`. */
 export async function startBareRenderServer(options: {
@@ -29,22 +27,5 @@ export async function startBareRenderServer(options: {
       headers: { "content-type": "application/json", "cache-control": "no-store" },
     });
   };
-  let resolveListening: (addr: Deno.NetAddr) => void;
-  const listening = new Promise<Deno.NetAddr>((r) => (resolveListening = r));
-  const ac = new AbortController();
-  const server = Deno.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    signal: ac.signal,
-    onListen: (addr) => resolveListening(addr as Deno.NetAddr),
-  }, handler);
-  const addr = await listening;
-  return {
-    url: `http://127.0.0.1:${addr.port}/render`,
-    async close() {
-      ac.abort();
-      await server.finished;
-      await redis.close();
-    },
-  };
+  return await serveBare(handler, "/render", () => redis.close());
 }

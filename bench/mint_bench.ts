@@ -11,11 +11,10 @@ import { verifyToken } from "../lib/token/verify.ts";
 import { type RunningServer, startServer } from "../lib/web/server.ts";
 import { type BareMintServer, startBareMintServer } from "./bare_mint_server.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
+import type { LoadSpec } from "./load.ts";
+import { compareUnderLoad, latencyMedians } from "./load_rounds.ts";
 import { createMintFixture } from "./mint_fixture.ts";
 import { deleteRedisPrefix } from "./redis_prefix.ts";
-import { formatRate } from "./report.ts";
-import { alternateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
@@ -46,21 +45,6 @@ async function checkSample(
     throw new Error(`sample POST ${spec.url} answered no sv1 token: ${text.slice(0, 500)}`);
   }
   await verifyToken(token, resolveKey, { now: Math.floor(Date.now() / 1000) });
-}
-
-function describe(r: LoadResult): string {
-  const failures = Object.entries(r.failures).map(([k, v]) => `${k}×${v}`).join(" ");
-  return `${formatRate(r.rps)} req/s (p50 ${r.p50ms} ms, p99 ${r.p99ms} ms` +
-    (r.errors || failures ? `, ${r.errors} errors${failures ? ` [${failures}]` : ""}` : "") + ")";
-}
-
-function roundProblems(side: string, round: number, r: LoadResult): string[] {
-  const total = Object.values(r.failures).reduce((a, b) => a + b, 0);
-  if (r.errors === 0 && total === 0) return [];
-  return [
-    `${side} round ${round}: ${r.errors} non-2xx in the window, ${total} in all ` +
-    `(${JSON.stringify(r.failures)}); e.g. ${r.sampleError ?? "?"}`,
-  ];
 }
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
@@ -100,30 +84,13 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const resolveKey = (kid: string) => keyring.resolve(kid);
     await checkSample(baselineSpec, resolveKey);
     await checkSample(candidateSpec, resolveKey);
-    // One short uncounted run per side, so round 1 does not pay for either server's JIT warm-up.
-    const priming = { warmupSeconds: 0, durationSeconds: PRIMING_SECONDS };
-    for (const spec of [baselineSpec, candidateSpec]) {
-      const primed = await runLoad({ ...spec, ...priming });
-      progress(`mint priming ${spec.url}: ${describe(primed)}`);
-    }
-
-    const details: string[] = [];
-    const problems: string[] = [];
-    const rounds = await alternateRounds(
-      ROUNDS,
-      () => runLoad(baselineSpec),
-      () => runLoad(candidateSpec),
-      (round, b, c) => {
-        const line = `round ${round}: bare ${describe(b)}, hub ${describe(c)}, ratio ${
-          (c.rps / b.rps).toFixed(2)
-        }`;
-        details.push(line);
-        problems.push(...roundProblems("bare", round, b), ...roundProblems("hub", round, c));
-        progress(`mint ${line}`);
-      },
-    );
-    const p = (side: LoadResult[], key: "p50ms" | "p99ms") =>
-      median(side.map((r) => r[key])).toFixed(1);
+    const rounds = await compareUnderLoad({
+      name: "mint",
+      baseline: { label: "bare", spec: baselineSpec },
+      candidate: { label: "hub", spec: candidateSpec },
+      rounds: ROUNDS,
+      primingSeconds: PRIMING_SECONDS,
+    }, progress);
     return {
       title: "mint",
       unit: "req/s",
@@ -131,10 +98,9 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       candidate: { label: MINT_PATH, value: median(rounds.candidate.map((r) => r.rps)) },
       target: TARGET,
       summary: `c=${CONCURRENCY}, ${DURATION_SECONDS} s × ${ROUNDS} rounds, ` +
-        `p50 ${p(rounds.baseline, "p50ms")}/${p(rounds.candidate, "p50ms")} ms, ` +
-        `p99 ${p(rounds.baseline, "p99ms")}/${p(rounds.candidate, "p99ms")} ms (bare/hub)`,
-      details,
-      problems,
+        `${latencyMedians(rounds)} (bare/hub)`,
+      details: rounds.details,
+      problems: rounds.problems,
     };
   } finally {
     try {

@@ -7,14 +7,13 @@
  */
 import { type BareRenderServer, startBareRenderServer } from "./bare_render_server.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
+import type { LoadSpec } from "./load.ts";
+import { compareUnderLoad, latencyMedians } from "./load_rounds.ts";
 import {
   BENCH_REDIS_URL,
   type RenderBenchServer,
   startRenderBenchServer,
 } from "./render_fixture.ts";
-import { formatRate } from "./report.ts";
-import { alternateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 const EXAMPLE = "spur-gear";
@@ -23,21 +22,6 @@ const WARMUP_SECONDS = 1;
 const DURATION_SECONDS = 5;
 const ROUNDS = 3;
 const TARGET = 0.75;
-
-function describe(r: LoadResult): string {
-  const failures = Object.entries(r.failures).map(([k, v]) => `${k}×${v}`).join(" ");
-  return `${formatRate(r.rps)} req/s (p50 ${r.p50ms} ms, p99 ${r.p99ms} ms` +
-    (r.errors || failures ? `, ${r.errors} errors${failures ? ` [${failures}]` : ""}` : "") + ")";
-}
-
-function roundProblems(side: string, round: number, r: LoadResult): string[] {
-  const total = Object.values(r.failures).reduce((a, b) => a + b, 0);
-  if (r.errors === 0 && total === 0) return [];
-  return [
-    `${side} round ${round}: ${total} non-2xx (${JSON.stringify(r.failures)}); ` +
-    `e.g. ${r.sampleError ?? "?"}`,
-  ];
-}
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   let kernel: RenderBenchServer | undefined;
@@ -70,27 +54,13 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     };
     const baselineSpec: LoadSpec = { ...load, url: bare.url };
     const candidateSpec: LoadSpec = { ...load, url: kernel.target.url };
-    for (const spec of [baselineSpec, candidateSpec]) {
-      const primed = await runLoad({ ...spec, warmupSeconds: 0, durationSeconds: 1 });
-      progress(`render-hit priming ${spec.url}: ${describe(primed)}`);
-    }
-    const details: string[] = [];
-    const problems: string[] = [];
-    const rounds = await alternateRounds(
-      ROUNDS,
-      () => runLoad(baselineSpec),
-      () => runLoad(candidateSpec),
-      (round, b, c) => {
-        const line = `round ${round}: bare ${describe(b)}, kernel ${describe(c)}, ratio ${
-          (c.rps / b.rps).toFixed(2)
-        }`;
-        details.push(line);
-        problems.push(...roundProblems("bare", round, b), ...roundProblems("kernel", round, c));
-        progress(`render-hit ${line}`);
-      },
-    );
-    const p = (side: LoadResult[], key: "p50ms" | "p99ms") =>
-      median(side.map((r) => r[key])).toFixed(1);
+    const rounds = await compareUnderLoad({
+      name: "render-hit",
+      baseline: { label: "bare", spec: baselineSpec },
+      candidate: { label: "kernel", spec: candidateSpec },
+      rounds: ROUNDS,
+      primingSeconds: 1,
+    }, progress);
     return {
       title: "render-hit",
       unit: "req/s",
@@ -98,11 +68,9 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       candidate: { label: "L1-hit render", value: median(rounds.candidate.map((r) => r.rps)) },
       target: TARGET,
       summary: `${EXAMPLE}, ${bytes.byteLength} B responses, c=${CONCURRENCY}, ` +
-        `${DURATION_SECONDS} s × ${ROUNDS} rounds, p50 ${p(rounds.baseline, "p50ms")}/${
-          p(rounds.candidate, "p50ms")
-        } ms, p99 ${p(rounds.baseline, "p99ms")}/${p(rounds.candidate, "p99ms")} ms (bare/kernel)`,
-      details,
-      problems,
+        `${DURATION_SECONDS} s × ${ROUNDS} rounds, ${latencyMedians(rounds)} (bare/kernel)`,
+      details: rounds.details,
+      problems: rounds.problems,
     };
   } finally {
     await bare?.close();
