@@ -213,6 +213,51 @@ export function validateDag(input: unknown, options: Partial<DagLimits> = {}): D
   return new DagValidator(resolveDagLimits(options)).run(input);
 }
 
+/**
+ * The check `validateDag` applies to a literal-only member (a ParameterInput's `fallback` and
+ * `value`): a finite number within ±`maxAbsNumber`, a string of at most `maxStringLength`, or a
+ * boolean; anything else throws its `DagError`.
+ *
+ * @example
+ * ```ts
+ * assertLiteral(node.value, "/nodes/width/value", resolveDagLimits({}));
+ * ```
+ */
+export function assertLiteral(value: unknown, pointer: string, limits: DagLimits): void {
+  if (typeof value === "number") {
+    if (!(Number.isFinite(value) && Math.abs(value) <= limits.maxAbsNumber)) {
+      fail("out_of_range", pointer, `numbers are finite with |x| ≤ ${limits.maxAbsNumber}`);
+    }
+  } else if (typeof value === "string") {
+    if (value.length > limits.maxStringLength) {
+      fail("string_too_long", pointer, `strings are at most ${limits.maxStringLength} long`);
+    }
+  } else if (typeof value !== "boolean") {
+    fail("type_mismatch", pointer, "expected a number, boolean or string literal");
+  }
+}
+
+/**
+ * The checks `validateDag` applies to a ParameterInput's `value`: a literal (`assertLiteral`) of
+ * the same type as the node's `fallback`.
+ *
+ * @example
+ * ```ts
+ * assertInputValue(node.value, node.fallback, "/nodes/width/value", resolveDagLimits({}));
+ * ```
+ */
+export function assertInputValue(
+  value: unknown,
+  fallback: unknown,
+  pointer: string,
+  limits: DagLimits,
+): void {
+  assertLiteral(value, pointer, limits);
+  if (literalType(value) !== literalType(fallback)) {
+    fail("type_mismatch", pointer, "value must have the fallback's type");
+  }
+}
+
 /** The bitmask result type of a literal argument, or 0 when it is a reference. */
 function literalType(value: unknown): number {
   if (typeof value === "number") return NUM;
@@ -350,13 +395,13 @@ class DagValidator {
           this.checkRef(i, x, `${pointer}/${k}`, member.type, true)
         );
         return;
-      case "value":
       case "literal":
+        return assertLiteral(value, pointer, this.limits);
+      case "value":
         if (typeof value === "number") return this.checkNum(i, value, pointer);
         if (typeof value === "string") return this.checkString(value, pointer);
         if (typeof value === "boolean") return;
-        if (member.kind === "value") return this.checkRef(i, value, pointer, ~0);
-        return fail("type_mismatch", pointer, "expected a number, boolean or string literal");
+        return this.checkRef(i, value, pointer, ~0);
       case "name":
         if (typeof value !== "string") fail("type_mismatch", pointer, "expected a parameter name");
         if (!isValidName(value)) {
@@ -438,9 +483,7 @@ class DagValidator {
   private checkAcrossMembers(opName: string, node: Record<string, unknown>, base: string): void {
     const isNum = (x: unknown): x is number => typeof x === "number";
     if (opName === "ParameterInput" && Object.hasOwn(node, "value")) {
-      if (literalType(node.value) !== literalType(node.fallback)) {
-        fail("type_mismatch", `${base}/value`, "value must have the fallback's type");
-      }
+      assertInputValue(node.value, node.fallback, `${base}/value`, this.limits);
     } else if (opName === "div" && node.b === 0) {
       fail("division_by_zero", `${base}/b`, "division by zero");
     } else if (opName === "clamp" && isNum(node.min) && isNum(node.max) && node.min > node.max) {

@@ -20,7 +20,7 @@ import { KERNEL_VERSION } from "./kernel_version.ts";
 import type { ProjectTemplates } from "./project_templates.ts";
 import { RenderBody } from "./render_request.ts";
 import type { EncodedMesh, Scene } from "./scene.ts";
-import { assertInstanceOf } from "./template_instance.ts";
+import { checkInstance } from "./template_instance.ts";
 import type { Dag } from "./dag_types.ts";
 import type { DagLimits } from "./dag_limits.ts";
 import { assertPythonDag, PYTHON_MODE_LIMITS } from "./python_mode.ts";
@@ -251,10 +251,9 @@ async function checkBodyNow(
   // A template project renders only instances of its template; a python-mode project renders
   // any concrete DAG its Python produced, under stricter limits (lib/kernel/python_mode.ts).
   const python = project.mode === "python" || project.template === null;
-  const dag = python
-    ? assertPythonDag(body.dag)
-    : await assertInstanceOf(body.dag, project.template!, project.templateHash, project.schema);
-  const hash = await dagHash(dag);
+  const { dag, dagHash: hash } = python
+    ? await hashed(assertPythonDag(body.dag))
+    : await checkInstance(body.dag, project.template!, project.templateHash, project.schema);
   const checked = {
     requestedVersion: body.version,
     version: project.version,
@@ -265,6 +264,11 @@ async function checkBodyNow(
     python,
   };
   return { checked, dag };
+}
+
+/** A python-mode DAG with its hash (an instance's comes from `checkInstance`). */
+async function hashed(dag: Dag): Promise<{ dag: Dag; dagHash: string }> {
+  return { dag, dagHash: await dagHash(dag) };
 }
 
 async function verify(

@@ -5,15 +5,19 @@
  * the render path compares a DAG with the template in one walk that skips the values, without
  * copying, canonicalizing or hashing either (equal as JSON is exactly equal shape hashes), and
  * the comparison that finds *where* a DAG departs from the template runs only when it does.
+ * A DAG of the template's exact shape is not validated whole again (the template was): only its
+ * values are, and its DAG hash is computed from the template's canonical skeleton
+ * (instance_canonical.ts). Anything else is validated whole first, so its first error is reported.
  *
  * Runs in browsers too: no Deno APIs here.
  */
 
-import { dagHash } from "./canonical_dag.ts";
+import { dagHash, sha256Hex } from "./canonical_dag.ts";
 import { DagError, jsonPointer } from "./dag_errors.ts";
-import type { DagLimits } from "./dag_limits.ts";
+import { type DagLimits, resolveDagLimits } from "./dag_limits.ts";
 import type { Dag, ParameterInputNode, ParameterValue } from "./dag_types.ts";
-import { validateDag } from "./dag_validate.ts";
+import { assertInputValue, validateDag } from "./dag_validate.ts";
+import { instanceCanonicalJson } from "./instance_canonical.ts";
 import { type ParameterSchema, validateParameterValue } from "./parameter_schema.ts";
 import { mapParameterInputs } from "./substitute.ts";
 
@@ -65,8 +69,32 @@ export async function assertInstanceOf(
   schema: ParameterSchema,
   limits: Partial<DagLimits> = {},
 ): Promise<Dag> {
-  const dag = validateDag(finished, limits);
-  if (await shapeHashOf(template) !== templateHash || !sameShape(dag, template)) {
+  return (await checkInstance(finished, template, templateHash, schema, limits)).dag;
+}
+
+/**
+ * `assertInstanceOf` that also returns the instance's DAG hash, equal to `dagHash(dag)` but
+ * computed from the template's canonical skeleton (lib/kernel/instance_canonical.ts), at a cost
+ * proportional to the number of parameters rather than to the size of the DAG.
+ *
+ * @example
+ * ```ts
+ * const { dag, dagHash } = await checkInstance(body, v.template, v.templateHash, v.schema);
+ * ```
+ */
+export async function checkInstance(
+  finished: unknown,
+  template: Dag,
+  templateHash: string,
+  schema: ParameterSchema,
+  limits: Partial<DagLimits> = {},
+): Promise<{ dag: Dag; dagHash: string }> {
+  const shaped = templateShaped(finished, template, limits);
+  const dag = shaped ?? validateDag(finished, limits);
+  if (
+    await shapeHashOf(template) !== templateHash ||
+    (shaped === undefined && !sameShape(dag, template))
+  ) {
     const pointer = firstDifference(templateShape(dag), templateShape(template));
     throw new DagError(
       "invalid_dag",
@@ -106,7 +134,49 @@ export async function assertInstanceOf(
     }
     seen.set(param.name, value);
   }
-  return dag;
+  return { dag, dagHash: await sha256Hex(instanceCanonicalJson(template, dag)) };
+}
+
+/**
+ * `finished` typed as a DAG when it has `template`'s exact shape and the template is valid under
+ * the default limits, its values checked as `validateDag` checks them; undefined otherwise (then
+ * `validateDag` checks it whole and reports its first problem). Such a DAG differs from a valid
+ * template only in ParameterInput values, which no other rule of `validateDag` reads (result
+ * types follow the fallback), so it passes `validateDag` exactly when its values do, and the
+ * values are checked in the order `validateDag` would report them.
+ */
+function templateShaped(
+  finished: unknown,
+  template: Dag,
+  limits: Partial<DagLimits>,
+): Dag | undefined {
+  if (Object.keys(limits).length > 0 || !validTemplate(template)) return undefined;
+  if (!isRecord(finished) || !isRecord(finished.nodes)) return undefined;
+  if (!sameShape(finished as unknown as Dag, template)) return undefined;
+  const defaults = resolveDagLimits();
+  for (const [id, node] of Object.entries(finished.nodes)) {
+    if (isRecord(node) && node.op === "ParameterInput" && Object.hasOwn(node, "value")) {
+      assertInputValue(node.value, node.fallback, jsonPointer("nodes", id, "value"), defaults);
+    }
+  }
+  return finished as unknown as Dag;
+}
+
+const validTemplates = new WeakMap<Dag, boolean>();
+
+/** Whether `template` passes `validateDag` under the default limits (remembered per object). */
+function validTemplate(template: Dag): boolean {
+  let valid = validTemplates.get(template);
+  if (valid === undefined) {
+    try {
+      validateDag(template);
+      valid = true;
+    } catch {
+      valid = false;
+    }
+    validTemplates.set(template, valid);
+  }
+  return valid;
 }
 
 /** Shape hashes of the templates seen (a loaded template object is reused across renders). */
