@@ -11,6 +11,20 @@ export interface Side {
   value: number;
 }
 
+/**
+ * The floor of a comparison: the least any implementation of what the issue mandates can cost on
+ * this machine (a bare server doing only the mandated steps), measured in the same rounds. It
+ * tells a target the machine cannot meet from overhead the product could still remove.
+ */
+export interface Floor {
+  /** What the floor server does, e.g. "bare Deno.serve + Redis INCR + worker build". */
+  label: string;
+  /** Its median figure, in the result's unit. */
+  value: number;
+  /** Floor ÷ baseline, computed the way the candidate's ratio is (paired when that one is). */
+  ratio: number;
+}
+
 /** A baseline/candidate comparison with its target ratio. */
 export interface BenchResult {
   /** Short name shown in the report, e.g. "verify". */
@@ -36,6 +50,8 @@ export interface BenchResult {
   decimals?: number;
   /** Run parameters and latencies, shown after the verdict in brackets. */
   summary?: string;
+  /** The floor, when the benchmark measures one (shown under the verdict line). */
+  floor?: Floor;
   /** Per-round figures, shown under the verdict line. */
   details: string[];
   /** Why the figures cannot be trusted (e.g. non-2xx responses); any entry makes it INVALID. */

@@ -24,9 +24,13 @@ export function ratioOf(result: BenchResult): number {
 /** Whether `result` meets its target (problems make it INVALID whatever the ratio). */
 export function verdictOf(result: BenchResult): Verdict {
   if (result.problems.length > 0) return "INVALID";
-  const ratio = ratioOf(result);
-  if (result.lowerIsBetter) return ratio <= result.target ? "PASS" : "ABOVE";
-  return ratio >= result.target ? "PASS" : "BELOW";
+  if (meets(ratioOf(result), result)) return "PASS";
+  return result.lowerIsBetter ? "ABOVE" : "BELOW";
+}
+
+/** Whether `ratio` is on the right side of `result`'s target. */
+function meets(ratio: number, result: BenchResult): boolean {
+  return result.lowerIsBetter ? ratio <= result.target : ratio >= result.target;
 }
 
 /** The report lines for one result; `letter` is its position in the full benchmark list. */
@@ -41,8 +45,17 @@ export function formatResult(letter: string, result: BenchResult): string[] {
     } ` +
     `(target ${bound} ${result.target}) ${verdictOf(result)}` +
     (result.summary ? `   [${result.summary}]` : "");
+  const floor = result.floor;
   return [
     head,
+    ...(floor
+      ? [
+        `        floor: ${floor.label} ${formatRate(floor.value, decimals)} ${unit}, ratio ` +
+        `${floor.ratio.toFixed(2)} (${bound} ${result.target}: ${
+          meets(floor.ratio, result) ? "reachable" : "the floor itself misses the target"
+        }); candidate ÷ floor ${(candidate.value / floor.value).toFixed(2)}`,
+      ]
+      : []),
     ...result.details.map((line) => `        ${line}`),
     ...result.problems.map((line) => `        INVALID: ${line}`),
   ];

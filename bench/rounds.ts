@@ -1,12 +1,39 @@
 /**
- * Interleaved rounds: baseline and candidate alternate, and which one goes first alternates too,
- * so slow drift (thermal throttling, GC heap growth, a noisy neighbour) hits both sides alike.
+ * Interleaved rounds: every side runs once per round and the order rotates from round to round,
+ * so slow drift (thermal throttling, GC heap growth, a noisy neighbour) hits all sides alike.
  */
 
 /** The figures of every round, per side, in round order. */
 export interface RoundFigures<T> {
   baseline: T[];
   candidate: T[];
+}
+
+/**
+ * Runs `rounds` rounds of every function in `sides`; round r starts with side `r mod n` and goes
+ * on in order. Returns each side's figures in round order.
+ *
+ * @example
+ * ```ts
+ * const [direct, floor, server] = await rotateRounds(21, [direct, floor, server]);
+ * ```
+ */
+export async function rotateRounds<T>(
+  rounds: number,
+  sides: (() => Promise<T>)[],
+  onRound: (round: number, figures: T[]) => void = () => {},
+): Promise<T[][]> {
+  const out: T[][] = sides.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const figures: T[] = new Array(sides.length);
+    for (let k = 0; k < sides.length; k++) {
+      const side = (round + k) % sides.length;
+      figures[side] = await sides[side]();
+    }
+    figures.forEach((figure, side) => out[side].push(figure));
+    onRound(round + 1, figures);
+  }
+  return out;
 }
 
 /**
@@ -23,20 +50,10 @@ export async function alternateRounds<T>(
   candidate: () => Promise<T>,
   onRound: (round: number, baseline: T, candidate: T) => void = () => {},
 ): Promise<RoundFigures<T>> {
-  const out: RoundFigures<T> = { baseline: [], candidate: [] };
-  for (let round = 0; round < rounds; round++) {
-    let b: T;
-    let c: T;
-    if (round % 2 === 0) {
-      b = await baseline();
-      c = await candidate();
-    } else {
-      c = await candidate();
-      b = await baseline();
-    }
-    out.baseline.push(b);
-    out.candidate.push(c);
-    onRound(round + 1, b, c);
-  }
-  return out;
+  const [b, c] = await rotateRounds(
+    rounds,
+    [baseline, candidate],
+    (round, [x, y]) => onRound(round, x, y),
+  );
+  return { baseline: b, candidate: c };
 }

@@ -1,0 +1,65 @@
+/**
+ * The render floor: what any kernel-api that follows the issue's architecture must at least do for
+ * a cold render, and nothing more — read the request, spend one budget unit in Redis (one INCR)
+ * before evaluating, evaluate off the request thread (one worker building the gear directly with
+ * manifold-3d), encode the mesh in the kernel's wire format, and answer; concurrent identical
+ * requests share one build (single flight). No token, origin, template or schema checks, no DAG
+ * walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
+ * the real kernel-api, so a target this floor misses is the machine's, not the product's.
+ *
+ * Requests: POST `{values, dag}` (`values` the gear's parameters; `dag` is ignored and only makes
+ * the request as large as a real render request).
+ */
+import { createClient } from "redis";
+import type { GearValues } from "./direct_gear.ts";
+import type { FloorJob, FloorReply } from "./floor_render_worker.ts";
+import { type BareServer, serveBare } from "./bare_server.ts";
+
+/** Builds kept for identical requests that arrive after their flight landed. */
+const KEPT_BUILDS = 64;
+
+/** Starts the floor on an ephemeral 127.0.0.1 port, with its worker warm. */
+export async function startFloorRenderServer(
+  options: { redisUrl: string; counterKey: string },
+): Promise<BareServer> {
+  const redis = createClient({ url: options.redisUrl });
+  redis.on("error", (err: Error) => console.error("render floor: redis error", err.message));
+  await redis.connect();
+  const worker = new Worker(new URL("./floor_render_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  const waiting = new Map<number, (json: string) => void>();
+  await new Promise<void>((ready) => {
+    worker.onmessage = (event: MessageEvent<FloorReply | "ready">) => {
+      if (event.data === "ready") return ready();
+      waiting.get(event.data.id)?.(event.data.json);
+      waiting.delete(event.data.id);
+    };
+  });
+  let nextId = 1;
+  const build = (values: GearValues) =>
+    new Promise<string>((resolve) => {
+      const job: FloorJob = { id: nextId++, values };
+      waiting.set(job.id, resolve);
+      worker.postMessage(job);
+    });
+  const builds = new Map<string, Promise<string>>();
+
+  const handler = async (req: Request): Promise<Response> => {
+    const text = await req.text();
+    const { values } = JSON.parse(text) as { values: GearValues };
+    await redis.incr(options.counterKey);
+    let answer = builds.get(text);
+    if (!answer) {
+      answer = build(values).then((members) => `{"cache":"miss",${members.slice(1)}`);
+      builds.set(text, answer);
+      if (builds.size > KEPT_BUILDS) builds.delete(builds.keys().next().value!);
+    }
+    return new Response(await answer, { headers: { "content-type": "application/json" } });
+  };
+
+  return await serveBare(handler, "/render", async () => {
+    worker.terminate();
+    await redis.close();
+  });
+}
