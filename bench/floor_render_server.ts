@@ -18,10 +18,16 @@ import { type BareServer, serveBare } from "./bare_server.ts";
 /** Builds kept for identical requests that arrive after their flight landed. */
 const KEPT_BUILDS = 64;
 
+/** A running floor server. */
+export interface FloorRenderServer extends BareServer {
+  /** Gear builds run so far (a single-flight burst costs one). */
+  builds(): number;
+}
+
 /** Starts the floor on an ephemeral 127.0.0.1 port, with its worker warm. */
 export async function startFloorRenderServer(
   options: { redisUrl: string; counterKey: string },
-): Promise<BareServer> {
+): Promise<FloorRenderServer> {
   const redis = createClient({ url: options.redisUrl });
   redis.on("error", (err: Error) => console.error("render floor: redis error", err.message));
   await redis.connect();
@@ -37,29 +43,32 @@ export async function startFloorRenderServer(
     };
   });
   let nextId = 1;
+  let buildCount = 0;
   const build = (values: GearValues) =>
     new Promise<string>((resolve) => {
+      buildCount++;
       const job: FloorJob = { id: nextId++, values };
       waiting.set(job.id, resolve);
       worker.postMessage(job);
     });
-  const builds = new Map<string, Promise<string>>();
+  const answers = new Map<string, Promise<string>>();
 
   const handler = async (req: Request): Promise<Response> => {
     const text = await req.text();
     const { values } = JSON.parse(text) as { values: GearValues };
     await redis.incr(options.counterKey);
-    let answer = builds.get(text);
+    let answer = answers.get(text);
     if (!answer) {
       answer = build(values).then((members) => `{"cache":"miss",${members.slice(1)}`);
-      builds.set(text, answer);
-      if (builds.size > KEPT_BUILDS) builds.delete(builds.keys().next().value!);
+      answers.set(text, answer);
+      if (answers.size > KEPT_BUILDS) answers.delete(answers.keys().next().value!);
     }
     return new Response(await answer, { headers: { "content-type": "application/json" } });
   };
 
-  return await serveBare(handler, "/render", async () => {
+  const server = await serveBare(handler, "/render", async () => {
     worker.terminate();
     await redis.close();
   });
+  return { ...server, builds: () => buildCount };
 }

@@ -1,17 +1,20 @@
 /**
  * The HTTP throughput comparison shared by the mint and render-hit benchmarks: one short uncounted
- * run per side (so round 1 does not pay for either server's JIT warm-up), then alternating rounds
- * of the load generator against the baseline and the candidate, with a line per round.
+ * run per side (so round 1 does not pay for any server's JIT warm-up), then rounds of the load
+ * generator against the baseline, the candidate and, when given, a floor server, in an order that
+ * rotates from round to round, with a line per round.
  */
 import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
 import { formatRate } from "./report.ts";
-import { alternateRounds } from "./rounds.ts";
+import { rotateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 /** What `compareUnderLoad` measured. */
 export interface LoadComparison {
   baseline: LoadResult[];
   candidate: LoadResult[];
+  /** The floor's rounds, when the spec has a floor (else empty). */
+  floor: LoadResult[];
   /** One line per round: both sides and their ratio. */
   details: string[];
   /** Non-2xx answers and failed fetches, per side and round (empty when all succeeded). */
@@ -23,12 +26,14 @@ export interface LoadComparisonSpec {
   name: string;
   baseline: { label: string; spec: LoadSpec };
   candidate: { label: string; spec: LoadSpec };
+  /** A third server measured in the same rounds (see `Floor` in benchmark.ts). */
+  floor?: { label: string; spec: LoadSpec };
   rounds: number;
   primingSeconds: number;
 }
 
 /**
- * Primes both sides, then runs `rounds` alternating load rounds.
+ * Primes every side, then runs `rounds` rounds of load against each, in rotating order.
  *
  * @example
  * ```ts
@@ -39,8 +44,9 @@ export async function compareUnderLoad(
   spec: LoadComparisonSpec,
   progress: (line: string) => void,
 ): Promise<LoadComparison> {
-  const { name, baseline, candidate } = spec;
-  for (const side of [baseline, candidate]) {
+  const { name, baseline, candidate, floor } = spec;
+  const sides = floor ? [baseline, candidate, floor] : [baseline, candidate];
+  for (const side of sides) {
     const primed = await runLoad({
       ...side.spec,
       warmupSeconds: 0,
@@ -50,23 +56,22 @@ export async function compareUnderLoad(
   }
   const details: string[] = [];
   const problems: string[] = [];
-  const rounds = await alternateRounds(
+  const [b, c, f = []] = await rotateRounds(
     spec.rounds,
-    () => runLoad(baseline.spec),
-    () => runLoad(candidate.spec),
-    (round, b, c) => {
-      const line = `round ${round}: ${baseline.label} ${describeLoad(b)}, ${candidate.label} ${
-        describeLoad(c)
-      }, ratio ${(c.rps / b.rps).toFixed(2)}`;
+    sides.map((side) => () => runLoad(side.spec)),
+    (round, results) => {
+      const [rb, rc] = results;
+      const line =
+        `round ${round}: ${
+          sides.map((side, k) => `${side.label} ${describeLoad(results[k])}`).join(", ")
+        }, ratio ${(rc.rps / rb.rps).toFixed(2)}` +
+        (floor ? `, floor ratio ${(results[2].rps / rb.rps).toFixed(2)}` : "");
       details.push(line);
-      problems.push(
-        ...roundProblems(baseline.label, round, b),
-        ...roundProblems(candidate.label, round, c),
-      );
+      sides.forEach((side, k) => problems.push(...roundProblems(side.label, round, results[k])));
       progress(`${name} ${line}`);
     },
   );
-  return { ...rounds, details, problems };
+  return { baseline: b, candidate: c, floor: f, details, problems };
 }
 
 /** "p50 b/c ms, p99 b/c ms": the medians over rounds of each side's latency percentiles. */

@@ -1,8 +1,9 @@
 /**
  * (b) Browser-flow mints over HTTP against the real hub (`startServer`, file-backed KV, real
- * Redis) versus a bare `Deno.serve` doing one Ed25519 sign and one Redis INCR. Both are served
- * from this process and driven by the same load generator (`load.ts`, a separate process) at the
- * same concurrency, alternating for a few rounds.
+ * Redis) versus a bare `Deno.serve` doing one Ed25519 sign and one Redis INCR, and the floor: the
+ * bare handler with the hub's Redis rate limiter and response headers (`bare_mint_server.ts`).
+ * All are served from this process and driven by the same load generator (`load.ts`, a separate
+ * process) at the same concurrency, in rotating order for a few rounds.
  */
 import { join } from "node:path";
 import { loadConfig } from "../lib/config.ts";
@@ -13,7 +14,7 @@ import { type BareMintServer, startBareMintServer } from "./bare_mint_server.ts"
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import type { LoadSpec } from "./load.ts";
 import { compareUnderLoad, latencyMedians } from "./load_rounds.ts";
-import { createMintFixture } from "./mint_fixture.ts";
+import { createMintFixture, FIXTURE_RATE_LIMIT } from "./mint_fixture.ts";
 import { deleteRedisPrefix } from "./redis_prefix.ts";
 import { median } from "./stats.ts";
 
@@ -26,11 +27,14 @@ const ROUNDS = 3;
 const PRIMING_SECONDS = 1;
 const TARGET = 0.7;
 
-/** Sends one request as the load generator will and checks it yields a verifiable token. */
+/**
+ * Sends one request as the load generator will and checks it yields a verifiable token; returns
+ * the response headers.
+ */
 async function checkSample(
   spec: LoadSpec,
   resolveKey: (kid: string) => Promise<CryptoKey | undefined>,
-): Promise<void> {
+): Promise<Headers> {
   const res = await fetch(spec.url, {
     method: spec.method,
     headers: spec.headers,
@@ -45,6 +49,7 @@ async function checkSample(
     throw new Error(`sample POST ${spec.url} answered no sv1 token: ${text.slice(0, 500)}`);
   }
   await verifyToken(token, resolveKey, { now: Math.floor(Date.now() / 1000) });
+  return res.headers;
 }
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
@@ -52,6 +57,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
   const prefix = `bench:${crypto.randomUUID().slice(0, 8)}:`;
   let hub: RunningServer | undefined;
   let bare: BareMintServer | undefined;
+  let floor: BareMintServer | undefined;
   try {
     const config = loadConfig({
       PORT: "0",
@@ -83,11 +89,24 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const candidateSpec: LoadSpec = { ...load, url: hub.url + MINT_PATH };
     const resolveKey = (kid: string) => keyring.resolve(kid);
     await checkSample(baselineSpec, resolveKey);
-    await checkSample(candidateSpec, resolveKey);
+    const hubHeaders = await checkSample(candidateSpec, resolveKey);
+    floor = await startBareMintServer({
+      redisUrl: REDIS_URL,
+      counterKey: `${prefix}floor:mints`,
+      signing: keyring.signingKey(),
+      floor: {
+        limiterPrefix: `${prefix}floor:`,
+        policy: FIXTURE_RATE_LIMIT,
+        headers: [...hubHeaders].filter(([name]) => !["content-length", "date"].includes(name)),
+      },
+    });
+    const floorSpec: LoadSpec = { ...load, url: floor.url };
+    await checkSample(floorSpec, resolveKey);
     const rounds = await compareUnderLoad({
       name: "mint",
       baseline: { label: "bare", spec: baselineSpec },
       candidate: { label: "hub", spec: candidateSpec },
+      floor: { label: "floor", spec: floorSpec },
       rounds: ROUNDS,
       primingSeconds: PRIMING_SECONDS,
     }, progress);
@@ -96,6 +115,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       unit: "req/s",
       baseline: { label: "bare sign+INCR", value: median(rounds.baseline.map((r) => r.rps)) },
       candidate: { label: MINT_PATH, value: median(rounds.candidate.map((r) => r.rps)) },
+      floor: {
+        label: "bare + the hub's rate limiter in Redis + the hub's response headers",
+        value: median(rounds.floor.map((r) => r.rps)),
+        ratio: median(rounds.floor.map((r) => r.rps)) / median(rounds.baseline.map((r) => r.rps)),
+      },
       target: TARGET,
       summary: `c=${CONCURRENCY}, ${DURATION_SECONDS} s × ${ROUNDS} rounds, ` +
         `${latencyMedians(rounds)} (bare/hub)`,
@@ -105,6 +129,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
   } finally {
     try {
       await bare?.close();
+      await floor?.close();
       await hub?.close();
       const removed = await deleteRedisPrefix(REDIS_URL, prefix);
       progress(`mint cleanup: deleted ${removed} Redis keys under ${prefix}`);

@@ -10,6 +10,9 @@ export interface MintFixture {
   origin: string;
 }
 
+/** The fixture key's rate limit: one the benchmark cannot reach. */
+export const FIXTURE_RATE_LIMIT = { points: 1_000_000, durationSeconds: 60 };
+
 /** Creates a partner with one project and a key whose rate limit the benchmark cannot reach. */
 export async function createMintFixture(kv: Deno.Kv): Promise<MintFixture> {
   const partner = await createPartner(kv, "Bench Furniture GmbH");
@@ -21,7 +24,7 @@ export async function createMintFixture(kv: Deno.Kv): Promise<MintFixture> {
     label: "bench storefront",
     allowedOrigins: [origin],
     allowedProjects: [projectId],
-    rateLimit: { points: 1_000_000, durationSeconds: 60 },
+    rateLimit: FIXTURE_RATE_LIMIT,
   });
   return { keyId: record.keyId, projectId, origin };
 }

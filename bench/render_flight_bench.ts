@@ -4,14 +4,18 @@
  * requests come from a client in its own process (`burst_client.ts`), so the 32 answers are read
  * and parsed off the server's event loop, as browsers would.
  * Evaluations are counted by the render cache (`RenderCache.counts()`): the 32 must cost exactly
- * one. Each round uses new parameter values for both sides; the sides alternate which goes first.
+ * one. Each round uses new parameter values for every burst; the order of the bursts rotates.
+ * The floor (`floor_render_server.ts`: one Redis INCR per request, one worker build per burst,
+ * the same mesh encoding, nothing else) gets the same two bursts, to show what the mandated
+ * architecture alone costs on this machine.
  */
 import { RenderCache } from "../lib/cache/render_cache.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { gearValuesFor } from "./direct_gear.ts";
 import { BurstClient } from "./burst_client.ts";
-import { startRenderBenchServer } from "./render_fixture.ts";
-import { alternateRounds } from "./rounds.ts";
+import { startFloorRenderServer } from "./floor_render_server.ts";
+import { BENCH_REDIS_URL, startRenderBenchServer } from "./render_fixture.ts";
+import { rotateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 const CONCURRENT = 32;
@@ -20,6 +24,10 @@ const TARGET = 1.3;
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   const kernel = await startRenderBenchServer("spur-gear");
+  const floor = await startFloorRenderServer({
+    redisUrl: BENCH_REDIS_URL,
+    counterKey: `${kernel.prefix}floor:renders`,
+  });
   const client = new BurstClient();
   try {
     const cache = kernel.server.deps.render?.cache;
@@ -34,14 +42,23 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       boreDiameter: 3,
     };
     for (let i = 0; i < 3; i++) {
+      const values = { ...warm, thickness: 3 + i };
+      const dag = kernel.example.finish(values);
+      const { headers } = kernel.target;
       await client.send({
         url: kernel.target.url,
-        headers: kernel.target.headers,
-        body: JSON.stringify({ dag: kernel.example.finish({ ...warm, thickness: 3 + i }) }),
+        headers,
+        body: JSON.stringify({ dag }),
+        count: 1,
+      });
+      await client.send({
+        url: floor.url,
+        headers,
+        body: JSON.stringify({ values, dag }),
         count: 1,
       });
     }
-    // Values disjoint from render-cold's and between the two sides of a round.
+    // Values disjoint from render-cold's and between the bursts of a round.
     let next = 500;
     const timed = async (n: number) => {
       const dag = kernel.example.finish({ ...gearValuesFor(next++) });
@@ -59,16 +76,33 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       if (misses !== n) problems.push(`${n} renders: ${misses} answered "miss" (want all)`);
       return { ms, evaluations };
     };
-    const figures = await alternateRounds(
+    const floorTimed = async (n: number) => {
+      const values = gearValuesFor(next++);
+      const before = floor.builds();
+      const { ms, caches, sampleError } = await client.send({
+        url: floor.url,
+        headers: kernel.target.headers,
+        body: JSON.stringify({ values, dag: kernel.example.finish({ ...values }) }),
+        count: n,
+      });
+      if (sampleError) problems.push(`a floor render failed: ${sampleError}`);
+      const builds = floor.builds() - before;
+      if (builds !== 1 || caches.length !== n) {
+        problems.push(`floor: ${n} renders cost ${builds} builds, ${caches.length} answered`);
+      }
+      return { ms, evaluations: builds };
+    };
+    const [one, burst, floorOne, floorBurst] = await rotateRounds(
       ROUNDS,
-      () => timed(1),
-      () => timed(CONCURRENT),
-      (r, b, c) =>
+      [() => timed(1), () => timed(CONCURRENT), () => floorTimed(1), () => floorTimed(CONCURRENT)],
+      (r, [b, c, fb, fc]) =>
         progress(
           `render-flight round ${r}: one ${b.ms.toFixed(1)} ms, ${CONCURRENT} concurrent ` +
-            `${c.ms.toFixed(1)} ms (${c.evaluations} evaluation)`,
+            `${c.ms.toFixed(1)} ms (${c.evaluations} evaluation); floor ${fb.ms.toFixed(1)} / ` +
+            `${fc.ms.toFixed(1)} ms`,
         ),
     );
+    const figures = { baseline: one, candidate: burst };
     const evaluations = figures.candidate.map((x) => x.evaluations);
     return {
       title: "render-flight",
@@ -80,6 +114,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       candidate: {
         label: `${CONCURRENT} identical cold renders`,
         value: median(figures.candidate.map((x) => x.ms)),
+      },
+      floor: {
+        label: `bare Deno.serve + Redis INCR + single-flight worker build, ${CONCURRENT} ÷ 1`,
+        value: median(floorBurst.map((x) => x.ms)),
+        ratio: median(floorBurst.map((x, i) => x.ms / floorOne[i].ms)),
       },
       target: TARGET,
       summary: `spur-gear, median of ${ROUNDS} rounds; evaluations per ${CONCURRENT}: ` +
@@ -93,11 +132,14 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         }`,
         `one ms: ${figures.baseline.map((x) => x.ms.toFixed(1)).join(" ")}`,
         `${CONCURRENT} ms: ${figures.candidate.map((x) => x.ms.toFixed(1)).join(" ")}`,
+        `floor one ms: ${floorOne.map((x) => x.ms.toFixed(1)).join(" ")}`,
+        `floor ${CONCURRENT} ms: ${floorBurst.map((x) => x.ms.toFixed(1)).join(" ")}`,
       ],
       problems,
     };
   } finally {
     await client.close();
+    await floor.close();
     await kernel.close();
   }
 }
