@@ -1,9 +1,10 @@
 /**
  * Cache-hit renders over HTTP against the real kernel-api (`startServer`, file-backed KV, real
  * Redis: token check, revocation, origin, template instance, budget script, L1 hit, response)
- * versus a bare `Deno.serve` doing one Redis INCR and answering the same bytes. Both are served
- * from this process and driven by the same load generator (`load.ts`, a separate process) at the
- * same concurrency, alternating for a few rounds.
+ * versus a bare `Deno.serve` doing one Redis INCR and answering the same bytes, and the floor: the
+ * bare handler with the kernel's revocation and budget calls in Redis and its response headers
+ * (`bare_render_server.ts`). All are served from this process and driven by the same load
+ * generator (`load.ts`, a separate process) at the same concurrency, in rotating order.
  */
 import { type BareRenderServer, startBareRenderServer } from "./bare_render_server.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
@@ -26,6 +27,7 @@ const TARGET = 0.75;
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   let kernel: RenderBenchServer | undefined;
   let bare: BareRenderServer | undefined;
+  let floor: BareRenderServer | undefined;
   try {
     kernel = await startRenderBenchServer(EXAMPLE);
     const body = JSON.stringify({ dag: kernel.example.finish() });
@@ -44,6 +46,15 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       counterKey: `${kernel.prefix}bare:renders`,
       body: bytes,
     });
+    floor = await startBareRenderServer({
+      redisUrl: BENCH_REDIS_URL,
+      counterKey: `${kernel.prefix}floor:renders`,
+      body: bytes,
+      floor: {
+        prefix: `${kernel.prefix}floor:`,
+        headers: [...hit.headers].filter(([name]) => !["content-length", "date"].includes(name)),
+      },
+    });
     const load = {
       method: "POST",
       headers: kernel.target.headers,
@@ -58,6 +69,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       name: "render-hit",
       baseline: { label: "bare", spec: baselineSpec },
       candidate: { label: "kernel", spec: candidateSpec },
+      floor: { label: "floor", spec: { ...load, url: floor.url } },
       rounds: ROUNDS,
       primingSeconds: 1,
     }, progress);
@@ -66,6 +78,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       unit: "req/s",
       baseline: { label: "bare INCR+bytes", value: median(rounds.baseline.map((r) => r.rps)) },
       candidate: { label: "L1-hit render", value: median(rounds.candidate.map((r) => r.rps)) },
+      floor: {
+        label: "bare + the kernel's revocation lookup and budget script in Redis + its headers",
+        value: median(rounds.floor.map((r) => r.rps)),
+        ratio: median(rounds.floor.map((r) => r.rps)) / median(rounds.baseline.map((r) => r.rps)),
+      },
       target: TARGET,
       summary: `${EXAMPLE}, ${bytes.byteLength} B responses, c=${CONCURRENCY}, ` +
         `${DURATION_SECONDS} s × ${ROUNDS} rounds, ${latencyMedians(rounds)} (bare/kernel)`,
@@ -74,6 +91,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     };
   } finally {
     await bare?.close();
+    await floor?.close();
     const removed = await kernel?.close();
     progress(`render-hit cleanup: deleted ${removed ?? 0} Redis keys`);
   }
