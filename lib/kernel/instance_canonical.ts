@@ -23,7 +23,8 @@ interface CanonicalSkeleton {
   readonly pieces: readonly string[];
 }
 
-/** Skeletons per template object; null when a template has none (then instances are canonicalized whole). */
+/** Skeletons per template object; null for a template that has none (its instances are then
+ * canonicalized whole). */
 const skeletons = new WeakMap<Dag, CanonicalSkeleton | null>();
 
 /**
