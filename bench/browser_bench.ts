@@ -10,7 +10,7 @@
  * Also: the viewer's `renderer.info.memory.geometries` after 200 scene replacements ÷ before; any
  * value other than 1 (a leak, or geometry freed while shown) makes the result INVALID.
  */
-import { chromium } from "playwright-core";
+import { launchBrowser } from "../tests/e2e/browser.ts";
 import { loadConfig } from "../lib/config.ts";
 import { createSdkKey } from "../lib/hub/sdk_keys.ts";
 import { Logger } from "../lib/ops/logger.ts";
@@ -30,17 +30,6 @@ const EXAMPLES: Array<
 ];
 const SAMPLES = 12;
 const REPLACEMENTS = 200;
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--use-angle=swiftshader",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 
 function stats(ms: number[]): { p50: number; p95: number } {
   const sorted = [...ms].sort((a, b) => a - b);
@@ -83,10 +72,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       );
     },
   );
-  const browser = await chromium.launch({
-    executablePath: Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium",
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await launchBrowser();
   const problems: string[] = [];
   const details: string[] = [];
   const allUncached: number[] = [];

@@ -91,3 +91,8 @@ export function gearValuesFor(i: number): GearValues {
     boreDiameter: 6 + Math.floor(i / 40) * 0.5,
   };
 }
+
+/** Small valid gear values for warm-up render `i` (0, 1, 2…); no round uses them. */
+export function warmGearValues(i: number): GearValues {
+  return { teeth: 12, module: 1, thickness: 3 + i, hubDiameter: 10, hubHeight: 0, boreDiameter: 3 };
+}

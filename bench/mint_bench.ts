@@ -15,7 +15,7 @@ import type { Benchmark, BenchResult } from "./benchmark.ts";
 import type { LoadSpec } from "./load.ts";
 import { compareUnderLoad, latencyMedians } from "./load_rounds.ts";
 import { createMintFixture, FIXTURE_RATE_LIMIT } from "./mint_fixture.ts";
-import { deleteRedisPrefix } from "./redis_prefix.ts";
+import { deleteRedisPrefix } from "../tests/_helpers/redis.ts";
 import { median } from "./stats.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";

@@ -8,14 +8,29 @@
  * the mandated architecture alone costs on this machine.
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { buildGear, type GearValues, gearValuesFor, loadManifold } from "./direct_gear.ts";
+import type { Dag } from "../lib/kernel/dag_types.ts";
+import {
+  buildGear,
+  type GearValues,
+  gearValuesFor,
+  loadManifold,
+  warmGearValues,
+} from "./direct_gear.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
-import { BENCH_REDIS_URL, renderOnce, startRenderBenchServer } from "./render_fixture.ts";
+import {
+  BENCH_REDIS_URL,
+  type RenderBody,
+  renderOnce,
+  startRenderBenchServer,
+} from "./render_fixture.ts";
 import { rotateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 const ROUNDS = 21;
 const TARGET = 1.15;
+
+/** What a round reads from a render answer, the kernel's or the floor's. */
+type RenderedBody = Pick<RenderBody, "cache" | "scene">;
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   const kernel = await startRenderBenchServer("spur-gear");
@@ -23,7 +38,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     redisUrl: BENCH_REDIS_URL,
     counterKey: `${kernel.prefix}floor:renders`,
   });
-  const floorRender = async (values: GearValues, dag: unknown) => {
+  const floorRender = async (values: GearValues, dag: unknown): Promise<RenderedBody> => {
     const res = await fetch(floor.url, {
       method: "POST",
       headers: kernel.target.headers,
@@ -31,28 +46,29 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`the floor answered ${res.status}: ${text}`);
-    return JSON.parse(text) as { cache: string; scene: { triangles: number; volume: number } };
+    return JSON.parse(text) as RenderedBody;
   };
   try {
     const wasm = await loadManifold();
     const problems: string[] = [];
-    // Warm both sides (worker start, JIT) with values no round uses.
-    const warm = {
-      teeth: 12,
-      module: 1,
-      thickness: 3,
-      hubDiameter: 10,
-      hubHeight: 0,
-      boreDiameter: 3,
-    };
-    for (let i = 0; i < 3; i++) buildGear(wasm, { ...warm, thickness: 3 + i });
+    // Warm every side (worker start, JIT) with values no round uses.
     for (let i = 0; i < 3; i++) {
-      const values = { ...warm, thickness: 3 + i };
-      const dag = kernel.example.finish(values);
+      const values = warmGearValues(i);
+      const dag = kernel.example.finish({ ...values });
+      buildGear(wasm, values);
       await renderOnce(kernel.target, dag);
       await floorRender(values, dag);
     }
     let round = 0;
+    /** One render of this round's values through `send`, timed from the request to the body. */
+    const served = async (send: (values: GearValues, dag: unknown) => Promise<RenderedBody>) => {
+      const values = gearValuesFor(round);
+      const dag = kernel.example.finish({ ...values });
+      const t0 = performance.now();
+      const body = await send(values, dag);
+      const ms = performance.now() - t0;
+      return { ms, triangles: body.scene.triangles, volume: body.scene.volume, cache: body.cache };
+    };
     const [direct, floorSide, server] = await rotateRounds(
       ROUNDS,
       [
@@ -62,31 +78,8 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
           const ms = performance.now() - t0;
           return Promise.resolve({ ms, triangles: out.triangles, volume: out.volume, cache: "" });
         },
-        async () => {
-          const values = gearValuesFor(round);
-          const dag = kernel.example.finish({ ...values });
-          const t0 = performance.now();
-          const body = await floorRender(values, dag);
-          const ms = performance.now() - t0;
-          return {
-            ms,
-            triangles: body.scene.triangles,
-            volume: body.scene.volume,
-            cache: body.cache,
-          };
-        },
-        async () => {
-          const dag = kernel.example.finish({ ...gearValuesFor(round) });
-          const t0 = performance.now();
-          const { body } = await renderOnce(kernel.target, dag);
-          const ms = performance.now() - t0;
-          return {
-            ms,
-            triangles: body.scene.triangles,
-            volume: body.scene.volume,
-            cache: body.cache,
-          };
-        },
+        () => served(floorRender),
+        () => served(async (_, dag) => (await renderOnce(kernel.target, dag as Dag)).body),
       ],
       (r, [b, f, c]) => {
         if (!(b.triangles > 0)) problems.push(`round ${r}: direct build made no triangles`);

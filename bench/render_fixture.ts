@@ -15,7 +15,7 @@ import { Logger } from "../lib/ops/logger.ts";
 import { createPartner } from "../lib/store/partners.ts";
 import { createProject } from "../lib/store/projects.ts";
 import { type RunningServer, startServer } from "../lib/web/server.ts";
-import { deleteRedisPrefix } from "./redis_prefix.ts";
+import { deleteRedisPrefix } from "../tests/_helpers/redis.ts";
 
 /** The Redis every benchmark uses. */
 export const BENCH_REDIS_URL = "redis://127.0.0.1:6379";

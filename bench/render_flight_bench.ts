@@ -11,7 +11,7 @@
  */
 import { RenderCache } from "../lib/cache/render_cache.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { gearValuesFor } from "./direct_gear.ts";
+import { gearValuesFor, warmGearValues } from "./direct_gear.ts";
 import { BurstClient } from "./burst_client.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, startRenderBenchServer } from "./render_fixture.ts";
@@ -33,17 +33,9 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const cache = kernel.server.deps.render?.cache;
     if (!(cache instanceof RenderCache)) throw new Error("the server has no render cache");
     const problems: string[] = [];
-    const warm = {
-      teeth: 12,
-      module: 1,
-      thickness: 3,
-      hubDiameter: 10,
-      hubHeight: 0,
-      boreDiameter: 3,
-    };
     for (let i = 0; i < 3; i++) {
-      const values = { ...warm, thickness: 3 + i };
-      const dag = kernel.example.finish(values);
+      const values = warmGearValues(i);
+      const dag = kernel.example.finish({ ...values });
       const { headers } = kernel.target;
       await client.send({
         url: kernel.target.url,

@@ -15,7 +15,7 @@ import {
   RENDER_PATH,
   renderOnce,
 } from "./render_fixture.ts";
-import { deleteRedisPrefix } from "./redis_prefix.ts";
+import { deleteRedisPrefix } from "../tests/_helpers/redis.ts";
 import { type ServerProcess, startServerProcess } from "../tests/_helpers/process.ts";
 
 const FIRST = 10;

@@ -14,8 +14,8 @@ export function rid(bytes = 4): string {
   ).join("");
 }
 
-/** Deletes every Redis key under `prefix`. */
-export async function deleteRedisPrefix(url: string, prefix: string): Promise<void> {
+/** Deletes every Redis key under `prefix` (SCAN + DEL) and returns how many there were. */
+export async function deleteRedisPrefix(url: string, prefix: string): Promise<number> {
   const client = createClient({ url });
   await client.connect();
   try {
@@ -24,6 +24,7 @@ export async function deleteRedisPrefix(url: string, prefix: string): Promise<vo
       keys.push(...batch);
     }
     if (keys.length) await client.del(keys);
+    return keys.length;
   } finally {
     await client.close();
   }
