@@ -7,8 +7,7 @@
  * Runs in browsers too: no Deno APIs here.
  */
 
-import type { Dag } from "./dag_types.ts";
-import { isRef } from "./dag_types.ts";
+import { type Dag, referencedIds } from "./dag_types.ts";
 
 /** Every limit checked before or during evaluation. */
 export interface DagLimits {
@@ -120,7 +119,7 @@ export function expandedCost(
   ids.forEach((id, i) => index.set(id, i));
   const refs: number[][] = ids.map((id) => {
     const out: number[] = [];
-    for (const target of referencedIds(dag.nodes[id] as unknown as Record<string, unknown>)) {
+    for (const target of referencedIds(dag.nodes[id])) {
       const j = index.get(target);
       if (j !== undefined) out.push(j);
     }
@@ -137,25 +136,6 @@ export function expandedCost(
     total = Math.min(cap + 1, total + costs[i]);
   }
   return total;
-}
-
-/** The ids a node's members reference, in member order, once per reference. */
-function referencedIds(node: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const key of Object.keys(node)) {
-    const value = node[key];
-    if (isRef(value)) out.push(value.ref);
-    else if (Array.isArray(value)) {
-      // Vectors, lists of children and polygon points ([x, y] pairs) are at most two levels deep.
-      for (const item of value) {
-        if (isRef(item)) out.push(item.ref);
-        else if (Array.isArray(item)) {
-          for (const inner of item) if (isRef(inner)) out.push(inner.ref);
-        }
-      }
-    }
-  }
-  return out;
 }
 
 /** Dependencies-first order by iterative DFS, or undefined when there is a cycle. */

@@ -257,3 +257,28 @@ export function isRef(value: unknown): value is Ref {
   return typeof value === "object" && value !== null && !Array.isArray(value) &&
     typeof (value as Ref).ref === "string" && Object.keys(value).length === 1;
 }
+
+/**
+ * The ids a node's members reference, in member order, once per reference (vectors, lists of
+ * children and polygon points hold references at most two levels deep).
+ *
+ * @example
+ * ```ts
+ * referencedIds({ op: "union", children: [{ ref: "a" }, { ref: "b" }] }); // ["a", "b"]
+ * ```
+ */
+export function referencedIds(node: DagNode): string[] {
+  const out: string[] = [];
+  for (const value of Object.values(node as unknown as Record<string, unknown>)) {
+    if (isRef(value)) out.push(value.ref);
+    else if (Array.isArray(value)) {
+      for (const item of value) {
+        if (isRef(item)) out.push(item.ref);
+        else if (Array.isArray(item)) {
+          for (const inner of item) if (isRef(inner)) out.push(inner.ref);
+        }
+      }
+    }
+  }
+  return out;
+}

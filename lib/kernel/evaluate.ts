@@ -20,7 +20,7 @@
  */
 import type { CrossSection, Manifold } from "manifold-3d";
 import type { Dag, DagNode } from "./dag_types.ts";
-import { isRef } from "./dag_types.ts";
+import { isRef, referencedIds } from "./dag_types.ts";
 import { EvalError, type EvalErrorCode, type EvalErrorReason } from "./eval_errors.ts";
 import { type DagLimits, DEFAULT_DAG_LIMITS } from "./dag_limits.ts";
 import { getManifoldRuntime, type ManifoldRuntime } from "./manifold_runtime.ts";
@@ -184,23 +184,6 @@ interface Entry {
 
 /** The F of `A·T·F`: a reflection that keeps instance transforms orientation-preserving. */
 const FLIP_Z: Mat4 = scaling([1, 1, -1]);
-
-/** One reference per member value: vectors, lists and polygon points are at most two deep. */
-function referencedIds(node: DagNode): string[] {
-  const out: string[] = [];
-  for (const value of Object.values(node as unknown as Record<string, unknown>)) {
-    if (isRef(value)) out.push(value.ref);
-    else if (Array.isArray(value)) {
-      for (const item of value) {
-        if (isRef(item)) out.push(item.ref);
-        else if (Array.isArray(item)) {
-          for (const inner of item) if (isRef(inner)) out.push(inner.ref);
-        }
-      }
-    }
-  }
-  return out;
-}
 
 function pointerOf(...tokens: (string | number)[]): string {
   return tokens.map((t) => "/" + String(t).replaceAll("~", "~0").replaceAll("/", "~1")).join("");

@@ -19,6 +19,7 @@ import { CheckedBodies, type CheckedBody, type FreshlyCheckedBody } from "./chec
 import { KERNEL_VERSION } from "./kernel_version.ts";
 import type { ProjectTemplates } from "./project_templates.ts";
 import { RenderBody } from "./render_request.ts";
+import type { ResponseHead } from "./render_response_bytes.ts";
 import type { EncodedMesh, Scene } from "./scene.ts";
 import { checkInstance } from "./template_instance.ts";
 import type { Dag } from "./dag_types.ts";
@@ -58,15 +59,9 @@ export interface RenderTrace {
   claims?: SessionClaims;
 }
 
-/** The JSON render response (docs/api.md). */
-export interface RenderResponse {
-  kernel: string;
-  kernelVersion: string;
-  project: string;
-  version: number;
-  dagHash: string;
-  cache: CacheLevel;
-  budget: { remaining: number | null };
+/** The JSON render response (docs/api.md): the per-request head, then the scene. */
+export interface RenderResponse extends Omit<ResponseHead, "remaining"> {
+  budget: { remaining: ResponseHead["remaining"] };
   scene: Omit<Scene, "meshes">;
   /** Meshes by hash, except those the request said it holds. */
   meshes: Record<string, EncodedMesh>;
