@@ -6,6 +6,7 @@
  * Runs in browsers: no Deno APIs here.
  */
 
+import type { DagError } from "../kernel/dag_errors.ts";
 import { parseRetryAfter } from "./retry_policy.ts";
 
 /** Codes the client itself produces (the request never got a problem response). */
@@ -152,6 +153,26 @@ export class RenderError extends ProblemError {
     super(init);
     this.name = "RenderError";
   }
+}
+
+/**
+ * A schema or value refusal found in the browser (`DagError`) as a `RenderError` with its code,
+ * pointer and reason (status 0: no request was sent).
+ *
+ * @example
+ * ```ts
+ * if (err instanceof DagError) throw renderErrorFromDag(err);
+ * ```
+ */
+export function renderErrorFromDag(err: DagError): RenderError {
+  return new RenderError({
+    code: err.code,
+    status: 0,
+    detail: err.message,
+    pointer: err.pointer,
+    reason: err.reason,
+    cause: err,
+  });
 }
 
 /**

@@ -9,7 +9,7 @@
 import { DagError } from "../kernel/dag_errors.ts";
 import type { Dag } from "../kernel/dag_types.ts";
 import { type ParameterSchema, validateParameterSchema } from "../kernel/parameter_schema.ts";
-import { isRecord, networkError, readProblem, RenderError } from "./problem.ts";
+import { isRecord, networkError, readProblem, RenderError, renderErrorFromDag } from "./problem.ts";
 
 /** A published project version as the client uses it. */
 export interface LoadedProject {
@@ -136,17 +136,7 @@ function toProject(body: unknown, status: number): LoadedProject {
   try {
     project.schema = validateParameterSchema(body.schema);
   } catch (err) {
-    if (err instanceof DagError) {
-      throw new RenderError({
-        code: err.code,
-        status: 0,
-        detail: err.message,
-        pointer: err.pointer,
-        reason: err.reason,
-        cause: err,
-      });
-    }
-    throw err;
+    throw err instanceof DagError ? renderErrorFromDag(err) : err;
   }
   return project;
 }

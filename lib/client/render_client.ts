@@ -28,7 +28,13 @@ import { substitute } from "../kernel/substitute.ts";
 import { completeParameterValues, type ParameterSchema } from "../kernel/parameter_schema.ts";
 import type { Dag } from "../kernel/dag_types.ts";
 import { GeometryCache } from "./geometry_cache.ts";
-import { networkError, ProblemError, readProblem, RenderError } from "./problem.ts";
+import {
+  networkError,
+  ProblemError,
+  readProblem,
+  RenderError,
+  renderErrorFromDag,
+} from "./problem.ts";
 import { type LoadedProject, ProjectLoader } from "./project_loader.ts";
 import { assembleResult, type RenderResult } from "./render_result.ts";
 import type { SessionClient } from "./session_client.ts";
@@ -479,14 +485,7 @@ export class RenderClient {
 /** A refused value (`DagError`) as a `RenderError` with its pointer and reason. */
 function valuesError(err: unknown): RenderError {
   return err instanceof DagError
-    ? new RenderError({
-      code: err.code,
-      status: 0,
-      detail: err.message,
-      pointer: err.pointer,
-      reason: err.reason,
-      cause: err,
-    })
+    ? renderErrorFromDag(err)
     : clientError("invalid_parameters", String(err), 0, err);
 }
 

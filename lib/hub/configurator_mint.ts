@@ -24,7 +24,7 @@ import { getProject } from "../store/projects.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
 import { type ParameterSchema, validateParameterSchema } from "../kernel/parameter_schema.ts";
 import type { SdkKeyRecord } from "../store/sdk_keys.ts";
-import { issue, loadActiveKey, type MintDeps, type MintResult } from "./mint.ts";
+import { issue, loadActiveKey, type MintDeps, type MintResult, recordMintFailure } from "./mint.ts";
 
 /** The body the hosted configurator posts. */
 export const ConfiguratorMintBody = z.object({
@@ -56,11 +56,7 @@ export async function mintForConfigurator(
     ]);
     return result;
   } catch (err) {
-    // As in mint.ts: only attempts that named an existing key are counted.
-    if (seen.key && deps.usage) {
-      const code = err instanceof AppError ? err.code : "internal_error";
-      deps.usage.recordMint(seen.key.keyId, code, seen.parentOrigin, seen.key.allowedOrigins);
-    }
+    recordMintFailure(deps, seen.key, seen.parentOrigin, err);
     throw err;
   }
 }

@@ -80,13 +80,29 @@ export async function mintSessionToken(deps: MintDeps, input: MintInput): Promis
     ]);
     return result;
   } catch (err) {
-    // Only attempts that named an existing key are counted: the usage page is per key.
-    if (seen.key && deps.usage) {
-      const code = err instanceof AppError ? err.code : "internal_error";
-      deps.usage.recordMint(seen.key.keyId, code, seen.origin, seen.key.allowedOrigins);
-    }
+    recordMintFailure(deps, seen.key, seen.origin, err);
     throw err;
   }
+}
+
+/**
+ * Counts a refused mint in the usage counters, under its error code, when the attempt named an
+ * existing key (`key`); attempts that named none are not counted: the usage page is per key.
+ *
+ * @example
+ * ```ts
+ * recordMintFailure(deps, seen.key, origin, err);
+ * ```
+ */
+export function recordMintFailure(
+  deps: MintDeps,
+  key: SdkKeyRecord | undefined,
+  origin: string | null | undefined,
+  err: unknown,
+): void {
+  if (!key || !deps.usage) return;
+  const code = err instanceof AppError ? err.code : "internal_error";
+  deps.usage.recordMint(key.keyId, code, origin, key.allowedOrigins);
 }
 
 async function mintBrowserFlow(
