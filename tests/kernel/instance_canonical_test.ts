@@ -37,9 +37,11 @@ async function project(name: string, template: URL, schema: URL): Promise<Projec
 
 const projects: Project[] = [];
 for await (const entry of Deno.readDir(examples)) {
+  if (!entry.isDirectory) continue;
   const dir = new URL(`${entry.name}/`, examples);
   // A python-mode project (the shelf) has no template.
-  if (!entry.isDirectory || !await exists(new URL("template.dag.json", dir))) continue;
+  const files = await Array.fromAsync(Deno.readDir(dir), (file) => file.name);
+  if (!files.includes("template.dag.json")) continue;
   projects.push(
     await project(
       entry.name,
@@ -56,15 +58,6 @@ for (const name of ["bracket", "box_with_lid", "flange", "docs_example"]) {
       new URL(`${name}.parameters.json`, fixtures),
     ),
   );
-}
-
-async function exists(url: URL): Promise<boolean> {
-  try {
-    await Deno.stat(url);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A deterministic pseudo-random source, so a failure can be replayed. */
