@@ -40,6 +40,7 @@ export async function startBareRenderServer(options: {
   const budgets = floor && new RedisBudgetStore(redis as RedisClient, floor.prefix);
   const token = { client_id: "floor-key", jti: crypto.randomUUID(), budget: 1_000_000_000 };
   const exp = Math.floor(Date.now() / 1000) + 3600;
+  await budgets?.open(token.jti, token.budget, exp);
   const headers = floor?.headers ??
     [["content-type", "application/json"], ["cache-control", "no-store"]];
   const handler = async (req: Request): Promise<Response> => {

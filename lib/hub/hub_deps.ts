@@ -1,4 +1,5 @@
 /** Builds what the hub role needs: signing keys, the keyring, key cache and rate limiter. */
+import type { BudgetStore } from "../redis/budget.ts";
 import type { RedisClient } from "../redis/client.ts";
 import { Keyring } from "../token/keyring.ts";
 import { SigningKeyStore } from "../token/signing_keys.ts";
@@ -9,7 +10,13 @@ import { MintRateLimiter } from "./rate_limit.ts";
 /** Loads (creating on first start) the signing keys and wires the mint path. */
 export async function buildHubDeps(
   kv: Deno.Kv,
-  options: { redis?: RedisClient; redisPrefix: string; clock: () => number },
+  options: {
+    redis?: RedisClient;
+    redisPrefix: string;
+    clock: () => number;
+    /** The process's budget store: the mint opens each budgeted token's counter in it. */
+    budgets: BudgetStore;
+  },
 ): Promise<HubDeps> {
   const signingKeys = new SigningKeyStore(kv, options.clock);
   return {
@@ -17,6 +24,7 @@ export async function buildHubDeps(
     keyring: await Keyring.load(signingKeys, { clock: options.clock }),
     rateLimiter: new MintRateLimiter({ redis: options.redis, prefix: options.redisPrefix }),
     keys: new SdkKeyCache(kv),
+    budgets: options.budgets,
     clock: options.clock,
   };
 }

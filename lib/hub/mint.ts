@@ -17,6 +17,7 @@ import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./
 import { randomHex } from "./random_hex.ts";
 import { secretAccepted, TTL_BOUNDS } from "./sdk_keys.ts";
 import type { UsageRecorder } from "./usage.ts";
+import type { BudgetStore } from "../redis/budget.ts";
 
 /** What a mint attempt learned about its key, for the usage counters. */
 interface MintSeen {
@@ -33,6 +34,8 @@ export interface MintDeps {
   keyring: { signingKey(): { kid: string; privateKey: CryptoKey } };
   /** Milliseconds since the epoch. */
   clock: () => number;
+  /** Opens each budgeted token's render-budget counter before the token is handed out. */
+  budgets: Pick<BudgetStore, "open">;
   /** Per-key usage counters (optional: absent in unit tests of the policy). */
   usage?: Pick<UsageRecorder, "recordMint">;
 }
@@ -269,6 +272,9 @@ export async function issue(
     kid: signing.kid,
   };
   const token = signToken(claims, signing);
+  // Before the token leaves: the kernel refuses a budgeted token whose counter does not exist
+  // (lib/redis/budget.ts), so a lost counter can never grant a fresh budget.
+  await deps.budgets.open(claims.jti, claims.budget, claims.exp);
   return { token, expiresAt: claims.exp, mode, claims, headers };
 }
 

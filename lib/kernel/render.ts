@@ -36,11 +36,34 @@ export interface RenderDeps {
   budgets: BudgetStore;
   templates: Pick<ProjectTemplates, "get">;
   cache: Pick<RenderCache, "getOrCompute"> & Partial<Pick<RenderCache, "prefetch">>;
-  /** Evaluates off the request thread; `limits` tightens the defaults (python-mode DAGs). */
-  evaluate: (dag: Dag, limits?: Partial<DagLimits>) => Promise<Scene>;
+  /**
+   * Evaluates off the request thread; `limits` tightens the defaults (python-mode DAGs); `tenant`
+   * is whose render it is, for fair admission to the evaluation pool.
+   */
+  evaluate: (dag: Dag, limits?: Partial<DagLimits>, tenant?: RenderTenant) => Promise<Scene>;
+  /** Per-key daily and monthly render quotas (optional: absent, nothing is counted). */
+  quotas?: {
+    /** Counts one render against the key's quotas; throws `quota_exceeded` when one is spent. */
+    spend(keyId: string): Promise<void>;
+    /** Gives back one render counted by `spend`. */
+    refund(keyId: string): Promise<void>;
+  };
   /** Bodies that passed the body checks before (optional: without it every body is checked). */
   checkedBodies?: CheckedBodies;
 }
+
+/** Whose render an evaluation is: the token and its partner (fair admission). */
+export interface RenderTenant {
+  token: string;
+  partner: string;
+}
+
+/** Problem codes of a render that was not served through no fault of the request: no charge. */
+const NOT_CHARGED: ReadonlySet<string> = new Set([
+  "kernel_busy",
+  "render_timeout",
+  "internal_error",
+]);
 
 /** The transport-independent parts of a render request. */
 export interface RenderInput {
@@ -84,9 +107,9 @@ export interface RenderOutcome {
  * as soon as the origin and the body have passed, the budget spend and (if L1 misses) the L2 read
  * are sent without waiting for the revocation answer. The answers are still looked at in the
  * contract's order: a revoked token (or a Redis failure) is reported before an origin, body or
- * budget error. The one observable cost: a request of a revoked token whose origin and body are
- * fine has one unit of that token's budget counted before it is refused (the token can never
- * render again, so the unit was never usable).
+ * budget error. A request of a revoked token whose origin and body are fine has one unit of
+ * that token's budget spent and given back before it is refused. A render that is refused after
+ * its spend (quota, capacity) or stopped (deadline, crashed worker) is refunded the same way.
  *
  * @example
  * ```ts
@@ -131,7 +154,13 @@ export async function renderRequest(
   // body): the client writes them to Redis as one batch.
   const early = deps.cache.prefetch?.(checked.cacheKey);
   const spending = settle(deps.budgets.spend(claims.jti, claims.budget, claims.exp));
-  await notRevoked(revocation);
+  try {
+    await notRevoked(revocation);
+  } catch (err) {
+    // The spend went out with the lookup; a refused request gets its unit back.
+    if ((await spending).value?.allowed) await refund(deps, claims, false);
+    throw err;
+  }
   const spent = await spending;
   if (spent.error !== undefined) throw spent.error;
   const spend = spent.value!;
@@ -142,18 +171,36 @@ export async function renderRequest(
       { extensions: { budget: claims.budget, remaining: 0 } },
     );
   }
-  const { scene, cache } = await deps.cache.getOrCompute(
-    checked.cacheKey,
-    () => {
-      // A remembered body was checked before: its text parses to the same valid DAG.
-      const toEvaluate = dag ??
-        ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag }).dag;
-      return checked.python
-        ? deps.evaluate(toEvaluate, PYTHON_MODE_LIMITS)
-        : deps.evaluate(toEvaluate);
-    },
-    early,
-  );
+  if (deps.quotas) {
+    try {
+      await deps.quotas.spend(claims.client_id);
+    } catch (err) {
+      await refund(deps, claims, false);
+      throw err;
+    }
+  }
+  let rendered: Awaited<ReturnType<RenderDeps["cache"]["getOrCompute"]>>;
+  try {
+    rendered = await deps.cache.getOrCompute(
+      checked.cacheKey,
+      () => {
+        // A remembered body was checked before: its text parses to the same valid DAG.
+        const toEvaluate = dag ??
+          ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag })
+            .dag;
+        const tenant = { token: claims.jti, partner: claims.partner };
+        return deps.evaluate(toEvaluate, checked.python ? PYTHON_MODE_LIMITS : undefined, tenant);
+      },
+      early,
+    );
+  } catch (err) {
+    // Refused for capacity, stopped at the deadline or lost with a crashed worker: the render
+    // was not served, so the units go back (both stores refund exactly, see budget.ts).
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code === "string" && NOT_CHARGED.has(code)) await refund(deps, claims, true);
+    throw err;
+  }
+  const { scene, cache } = rendered;
   const response = scene.response({
     kernel: input.kernel,
     kernelVersion: KERNEL_VERSION,
@@ -164,6 +211,18 @@ export async function renderRequest(
     remaining: spend.remaining,
   }, checked.have);
   return { cache, body: response };
+}
+
+/**
+ * Gives back the budget unit (and the quota unit when `quota`) of a render that was not served. A
+ * failed refund is not reported to the client: its render failed for another reason, and the
+ * unit simply stays spent (never more than the budget).
+ */
+async function refund(deps: RenderDeps, claims: SessionClaims, quota: boolean): Promise<void> {
+  await Promise.allSettled([
+    deps.budgets.refund(claims.jti, claims.budget),
+    quota ? deps.quotas?.refund(claims.client_id) : undefined,
+  ]);
 }
 
 interface Settled<T> {

@@ -6,7 +6,7 @@
 import { RenderCache } from "../cache/render_cache.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../ops/logger.ts";
-import { MemoryBudgetStore, RedisBudgetStore } from "../redis/budget.ts";
+import type { BudgetStore } from "../redis/budget.ts";
 import type { RedisClient } from "../redis/client.ts";
 import { KvRevocationList, RedisRevocationList } from "../redis/revocation.ts";
 import { RemoteKeySet } from "../token/jwks.ts";
@@ -24,6 +24,8 @@ export function buildRenderServices(options: {
   redis?: RedisClient;
   log: Logger;
   clock: () => number;
+  /** The process's budget store (shared with the hub's mint when both run here). */
+  budgets: BudgetStore;
   /** The hub's keyring when this process is also the hub; else the JWKS is fetched. */
   keyring?: Keyring;
 }): RenderServices {
@@ -38,7 +40,7 @@ export function buildRenderServices(options: {
     revocations: redis
       ? new RedisRevocationList(redis, config.redisPrefix)
       : new KvRevocationList(kv),
-    budgets: redis ? new RedisBudgetStore(redis, config.redisPrefix) : new MemoryBudgetStore(clock),
+    budgets: options.budgets,
     templates: new ProjectTemplates(kv),
     cache: new RenderCache({
       redis,

@@ -9,6 +9,7 @@ import type { SdkKeyCache } from "../hub/key_cache.ts";
 import type { MintRateLimiter } from "../hub/rate_limit.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { BudgetStore } from "../redis/budget.ts";
 import type { RedisClient } from "../redis/client.ts";
 import type { RenderDeps } from "../kernel/render.ts";
 import type { Keyring } from "../token/keyring.ts";
@@ -25,6 +26,8 @@ export interface HubDeps {
   /** In-process view of the signing keys: signs mints, resolves kids for verification. */
   keyring: Keyring;
   rateLimiter: MintRateLimiter;
+  /** Render budgets: the mint opens each budgeted token's counter. */
+  budgets: Pick<BudgetStore, "open">;
   /** SDK key records for the mint path, cached for at most 2 s. */
   keys: SdkKeyCache;
   /** Milliseconds since the epoch. */

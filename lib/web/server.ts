@@ -8,6 +8,7 @@ import { buildHubDeps } from "../hub/hub_deps.ts";
 import { buildRenderServices } from "../kernel/render_services.ts";
 import { Logger } from "../ops/logger.ts";
 import { Metrics } from "../ops/metrics.ts";
+import { MemoryBudgetStore, RedisBudgetStore } from "../redis/budget.ts";
 import { connectRedis } from "../redis/client.ts";
 import { openKv } from "../store/kv.ts";
 import manifest from "../../manifest.gen.ts";
@@ -42,12 +43,16 @@ export async function buildDeps(
         "(correct for one instance only; set REDIS_URL before running more than one).",
     );
   }
+  // One budget store for the process: the hub opens a token's counter, the kernel spends it.
+  const budgets = redis
+    ? new RedisBudgetStore(redis, config.redisPrefix)
+    : new MemoryBudgetStore(clock);
   const hub = config.role === "kernel"
     ? undefined
-    : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock });
+    : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });
   const render = config.role === "hub"
     ? undefined
-    : buildRenderServices({ config, kv, redis, log, clock, keyring: hub?.keyring });
+    : buildRenderServices({ config, kv, redis, log, clock, budgets, keyring: hub?.keyring });
   const usage = new UsageRecorder(kv, { clock, log });
   if (hub) hub.usage = usage;
   const signInThrottle = hub

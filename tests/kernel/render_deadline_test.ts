@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { startTestServer } from "../_helpers/server.ts";
 import { finishedDag } from "../_helpers/projects.ts";
-import { expectProblem, finish, heavyProject, render, setupRender } from "./render_helpers.ts";
+import {
+  expectProblem,
+  finish,
+  heavyProject,
+  render,
+  setupRender,
+  tokenClaims,
+} from "./render_helpers.ts";
 
 Deno.test("render - a render past the deadline is killed with render_timeout and the server goes on", async () => {
   // The heavy model takes seconds on an idle machine; the deadline is well under that.
@@ -15,7 +22,9 @@ Deno.test("render - a render past the deadline is killed with render_timeout and
   });
   try {
     const project = heavyProject(16);
-    const heavy = await setupRender(server.deps.kv, server.url, { budget: 10 }, project);
+    // Budget 1: a render stopped at the deadline costs nothing, so both heavy attempts below
+    // reach the pool (without the refund the second would be 429 budget_exhausted).
+    const heavy = await setupRender(server.deps.kv, server.url, { budget: 1 }, project);
     const light = await setupRender(server.deps.kv, server.url, { budget: 10 });
 
     const slow = render(server.url, heavy.token, heavy.origin, { dag: finish(project) });
@@ -44,7 +53,14 @@ Deno.test("render - a render past the deadline is killed with render_timeout and
 
     // A timed-out render is not cached: asking again evaluates again (and times out again).
     const retry = await render(server.url, heavy.token, heavy.origin, { dag: finish(project) });
-    await expectProblem(retry, 503, "render_timeout");
+    const again = await expectProblem(retry, 503, "render_timeout");
+    assert.ok(Number(retry.headers.get("retry-after")) >= 1, JSON.stringify(again));
+    const { jti } = tokenClaims(heavy.token);
+    assert.equal(
+      await server.deps.redis!.get(`${server.config.redisPrefix}budget:{${jti}}`),
+      "0",
+      "both timed-out renders were refunded",
+    );
   } finally {
     await server.close();
   }

@@ -136,3 +136,9 @@ export function heavyProject(count = 16): InlineProject {
   nodes.blob = { op: "union", children };
   return { template: assemblyOf(nodes, "blob"), schema: schemaWith() };
 }
+
+/** The claims of a token, read without verifying (tests only: the token came from our hub). */
+export function tokenClaims(token: string): { jti: string; exp: number; iat: number } {
+  const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+  return JSON.parse(atob(payload));
+}
