@@ -5,15 +5,15 @@
  * CORS, logging or metrics.
  *
  * With `floor` it becomes the cache-hit floor (`Floor` in benchmark.ts): the same handler, but
- * doing what the issue mandates of every render besides that — the revocation lookup and the
- * budget spend in Redis through the kernel's own `RedisRevocationList` and `RedisBudgetStore`
- * (sent in one batch, as the kernel sends them) instead of the INCR, and the kernel's response
- * headers — and still nothing else.
+ * doing what the issue mandates of every render besides that — the revocation lookup through the
+ * kernel's own `RevocationReplica` (in memory, over a `:memory:` Deno KV log) and the budget spend
+ * in Redis through its `RedisBudgetStore` instead of the INCR, and the kernel's response headers —
+ * and still nothing else.
  */
 import { createClient } from "redis";
 import type { RedisClient } from "../lib/redis/client.ts";
 import { RedisBudgetStore } from "../lib/redis/budget.ts";
-import { RedisRevocationList } from "../lib/redis/revocation.ts";
+import { RevocationReplica } from "../lib/kernel/revocation_replica.ts";
 import { type BareServer, serveBare } from "./bare_server.ts";
 
 /** A running baseline server. */
@@ -36,7 +36,9 @@ export async function startBareRenderServer(options: {
   redis.on("error", (err: Error) => console.error("bare render server: redis error", err.message));
   await redis.connect();
   const { counterKey, body, floor } = options;
-  const revocations = floor && new RedisRevocationList(redis as RedisClient, floor.prefix);
+  const kv = floor && await Deno.openKv(":memory:");
+  const revocations = kv && new RevocationReplica(kv);
+  revocations?.start();
   const budgets = floor && new RedisBudgetStore(redis as RedisClient, floor.prefix);
   const token = { client_id: "floor-key", jti: crypto.randomUUID(), budget: 1_000_000_000 };
   const exp = Math.floor(Date.now() / 1000) + 3600;
@@ -56,5 +58,9 @@ export async function startBareRenderServer(options: {
     }
     return new Response(body, { headers });
   };
-  return await serveBare(handler, "/render", () => redis.close());
+  return await serveBare(handler, "/render", async () => {
+    await revocations?.stop();
+    kv?.close();
+    await redis.close();
+  });
 }

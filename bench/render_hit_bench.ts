@@ -2,8 +2,8 @@
  * Cache-hit renders over HTTP against the real kernel-api (`startServer`, file-backed KV, real
  * Redis: token check, revocation, origin, template instance, budget script, L1 hit, response)
  * versus a bare `Deno.serve` doing one Redis INCR and answering the same bytes, and the floor: the
- * bare handler with the kernel's revocation and budget calls in Redis and its response headers
- * (`bare_render_server.ts`). All are served from this process and driven by the same load
+ * bare handler with the kernel's revocation check (its in-memory replica) and budget call in Redis
+ * and its response headers (`bare_render_server.ts`). All are served from this process and driven by the same load
  * generator (`load.ts`, a separate process) at the same concurrency, in rotating order.
  */
 import { type BareRenderServer, startBareRenderServer } from "./bare_render_server.ts";

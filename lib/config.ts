@@ -2,6 +2,7 @@
  * Runtime configuration, read once from the environment at start-up. Every variable is
  * documented in the README; nothing else in `lib/` reads `Deno.env`.
  */
+import { TrustedProxies, TrustedProxiesError } from "./http/client_ip.ts";
 
 /** Which parts of the product this process serves. */
 export type Role = "all" | "hub" | "kernel";
@@ -26,6 +27,8 @@ export interface Config {
   redisUrl?: string;
   /** Prefix of every Redis key this process writes. */
   redisPrefix: string;
+  /** Deadline of one Redis command, in milliseconds (lib/redis/deadline.ts). */
+  redisTimeoutMs: number;
   /** Whether to create the demo partner, project and key on an empty store. */
   seedDemo: boolean;
   /** Log level threshold. */
@@ -36,6 +39,16 @@ export interface Config {
   renderWorkers: number;
   /** Bound of the in-process (L1) render cache, in MiB of encoded meshes. */
   renderL1Mb: number;
+  /** Which peers are proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`). */
+  trustedProxies: TrustedProxies;
+  /** Renders one token may have queued or running on this node (docs/api.md, Render admission). */
+  renderTokenConcurrency: number;
+  /** Workers one token may hold at once; 0 = one less than the pool (at least 1). */
+  renderTokenWorkers: number;
+  /** Renders one partner's tokens may have queued or running; 0 = 16 per worker. */
+  renderPartnerConcurrency: number;
+  /** Longest expected wait for a worker that a render is queued with, in milliseconds. */
+  renderQueueWaitMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -66,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
     kvPath: env.KV_PATH?.trim() || "./data/hub.kv",
     redisUrl: env.REDIS_URL?.trim() || undefined,
     redisPrefix: env.REDIS_PREFIX ?? "cadcfg:",
+    redisTimeoutMs: parseInteger("REDIS_TIMEOUT_MS", env.REDIS_TIMEOUT_MS ?? "500", 1, 60_000),
     seedDemo: (env.SEED_DEMO ?? "true") !== "false",
     logLevel: logLevel as Config["logLevel"],
     renderDeadlineMs: parseInteger(
@@ -76,6 +90,31 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
     ),
     renderWorkers: parseInteger("RENDER_WORKERS", env.RENDER_WORKERS ?? "0", 0, 64),
     renderL1Mb: parseInteger("RENDER_L1_MB", env.RENDER_L1_MB ?? "16", 1, 65_536),
+    trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
+    renderTokenConcurrency: parseInteger(
+      "RENDER_TOKEN_CONCURRENCY",
+      env.RENDER_TOKEN_CONCURRENCY ?? "4",
+      1,
+      1024,
+    ),
+    renderTokenWorkers: parseInteger(
+      "RENDER_TOKEN_WORKERS",
+      env.RENDER_TOKEN_WORKERS ?? "0",
+      0,
+      64,
+    ),
+    renderPartnerConcurrency: parseInteger(
+      "RENDER_PARTNER_CONCURRENCY",
+      env.RENDER_PARTNER_CONCURRENCY ?? "0",
+      0,
+      65_536,
+    ),
+    renderQueueWaitMs: parseInteger(
+      "RENDER_QUEUE_WAIT_MS",
+      env.RENDER_QUEUE_WAIT_MS ?? "5000",
+      0,
+      600_000,
+    ),
   };
 }
 
@@ -93,6 +132,17 @@ function parseInteger(name: string, value: string, min: number, max: number): nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
   }
   return n;
+}
+
+function parseTrustedProxies(value: string | undefined): TrustedProxies {
+  try {
+    return TrustedProxies.parse(value);
+  } catch (err) {
+    if (err instanceof TrustedProxiesError) {
+      throw new ConfigError(`TRUSTED_PROXIES: ${err.message}`);
+    }
+    throw err;
+  }
 }
 
 function parseRole(value: string): Role {

@@ -10,6 +10,7 @@ Deno.test("config - defaults are the embedded single-process setup", () => {
   assert.equal(c.kernelUrl, c.publicUrl);
   assert.equal(c.kvPath, "./data/hub.kv");
   assert.equal(c.redisUrl, undefined);
+  assert.equal(c.redisTimeoutMs, 500);
 });
 
 Deno.test("config - PUBLIC_URL feeds the hub and kernel URLs unless they are set", () => {
@@ -30,6 +31,8 @@ Deno.test("config - bad values name the variable", () => {
     [{ PUBLIC_URL: "not a url" }, /PUBLIC_URL/],
     [{ PUBLIC_URL: "ftp://x" }, /PUBLIC_URL/],
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [{ REDIS_TIMEOUT_MS: "0" }, /REDIS_TIMEOUT_MS/],
+    [{ REDIS_TIMEOUT_MS: "1.5" }, /REDIS_TIMEOUT_MS/],
   ];
   for (const [env, message] of bad) {
     assert.throws(

@@ -1,6 +1,8 @@
 /** The create/edit form of an SDK key (works without JavaScript). */
 import type { SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS } from "@/lib/hub/rate_limit.ts";
+import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
+import { RENDER_QUOTA_MAX } from "@/lib/kernel/render_quota.ts";
 import { CsrfField, ErrorBox } from "./Shell.tsx";
 
 /** Props of the key form. */
@@ -122,6 +124,72 @@ export function KeyForm(p: KeyFormProps) {
           </label>
         </div>
       </div>
+      <div class="field">
+        Mint limit per visitor address
+        <span class="hint">
+          Browser-flow mints per client IP address (an IPv6 /56 counts as one) per window, for this
+          key; a client over it gets 429 without spending the key's limit (default{" "}
+          {DEFAULT_CLIENT_IP_RATE_LIMIT.points} per {DEFAULT_CLIENT_IP_RATE_LIMIT.durationSeconds}
+          {" "}
+          s). Server-flow mints are not limited per address.
+        </span>
+        <div class="row">
+          <label>
+            Mints per address
+            <input
+              type="number"
+              name="ipPoints"
+              min={RATE_LIMIT_BOUNDS.minPoints}
+              max={RATE_LIMIT_BOUNDS.maxPoints}
+              required
+              value={p.values.ipPoints}
+            />
+          </label>
+          <label>
+            Window (seconds)
+            <input
+              type="number"
+              name="ipSeconds"
+              min={RATE_LIMIT_BOUNDS.minDuration}
+              max={RATE_LIMIT_BOUNDS.maxDuration}
+              required
+              value={p.values.ipSeconds}
+            />
+          </label>
+        </div>
+      </div>
+      <div class="field">
+        Render quota
+        <span class="hint">
+          Renders of all this key's tokens together per UTC day and per UTC month; past either,
+          renders get 429 quota_exceeded until the next day or month. Blank = unlimited; 0 stops
+          rendering.
+        </span>
+        <div class="row">
+          <label>
+            Renders per day
+            <input
+              type="number"
+              name="quotaDay"
+              min={0}
+              max={RENDER_QUOTA_MAX}
+              placeholder="unlimited"
+              value={p.values.quotaDay}
+            />
+          </label>
+          <label>
+            Renders per month
+            <input
+              type="number"
+              name="quotaMonth"
+              min={0}
+              max={RENDER_QUOTA_MAX}
+              placeholder="unlimited"
+              value={p.values.quotaMonth}
+            />
+          </label>
+        </div>
+      </div>
       <div class="actions">
         <button type="submit">{p.submit}</button>
         <a href="/settings/keys">Cancel</a>
@@ -141,5 +209,9 @@ export function keyFormValues(form: { text(n: string): string; all(n: string): s
     budget: form.text("budget"),
     ratePoints: form.text("ratePoints"),
     rateSeconds: form.text("rateSeconds"),
+    ipPoints: form.text("ipPoints"),
+    ipSeconds: form.text("ipSeconds"),
+    quotaDay: form.text("quotaDay"),
+    quotaMonth: form.text("quotaMonth"),
   };
 }

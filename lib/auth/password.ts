@@ -45,8 +45,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
     parallelism: Number(m[3]),
     hashLength: expected.length,
   };
-  const actual = await derive(password, unb64(m[4]), params);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  // argon2 (hash-wasm) refuses an empty password. No account has one (PASSWORD_LENGTH.min), so
+  // it matches nothing; it still costs a derivation, so its answer takes as long as a wrong one.
+  const actual = await derive(password || "\u0000", unb64(m[4]), params);
+  return password !== "" && actual.length === expected.length &&
+    timingSafeEqual(actual, expected);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../http/problem.ts";
+import { requestClientIp } from "../http/client_ip.ts";
 import { getAccount } from "../store/accounts.ts";
 import { getPartner } from "../store/partners.ts";
 import type { AppEnv, RouteContext } from "../web/context.ts";
@@ -24,11 +25,8 @@ export function siteOrigins(ctx: RouteContext): string[] {
   return [new URL(ctx.req.url).origin, new URL(ctx.var.deps.config.publicUrl).origin];
 }
 
-/** The client's IP address as the server saw it (the socket peer), or "unknown". */
-export function clientIp(ctx: RouteContext): string {
-  const env = ctx.env as { remoteAddr?: { hostname?: string } } | undefined;
-  return env?.remoteAddr?.hostname ?? "unknown";
-}
+/** The client's IP address (the socket peer, or per `TRUSTED_PROXIES`: lib/http/client_ip.ts). */
+export const clientIp: (ctx: RouteContext) => string = requestClientIp;
 
 /**
  * Loads the session, applies the CSRF checks and (when `required`) demands a session.

@@ -4,6 +4,14 @@
  * refused (`sign_in_throttled`, with `Retry-After`) before the password is even checked. Counts
  * live in Redis when configured (shared by every instance), else in process. A success clears the
  * account's counter.
+ *
+ * While Redis is unreachable or stalled, `check`, `failed` and `succeeded` (the library's `get`,
+ * `penalty` and `delete`, each of which hands a store error to the insurance limiter) count in
+ * process instead: every call ends within `REDIS_TIMEOUT_MS` (lib/redis/deadline.ts; `get` is a
+ * MULTI, which the deadline covers too). Why not fail closed: refusing every sign-in would lock
+ * partners out of their settings (revoking a leaked key included) for as long as Redis is out,
+ * while a per-instance count still stops guessing, at most instances × the limits, on top of the
+ * argon2id cost of every guess.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";

@@ -2,7 +2,8 @@
  * The two-level render cache (spec 1, 4.2 step 5): L1 an in-process LRU bounded in bytes, L2
  * Redis with a TTL, both keyed by `sha256(kernelVersion + "\n" + dagHash)`. Concurrent identical
  * misses evaluate once. Redis trouble never fails a render: L2 is skipped (and logged once per
- * outage) and the scene is computed.
+ * outage) and the scene is computed. A read from a stalled Redis gives up at `REDIS_TIMEOUT_MS`
+ * (lib/redis/deadline.ts), and at once after the first miss, so a miss costs at most that.
  */
 import { LRUCache } from "lru-cache";
 import { PreparedScene } from "../kernel/render_response_bytes.ts";

@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   origin_mismatch: { status: 403, title: "The Origin header does not match the token's origin" },
   project_mismatch: { status: 403, title: "The request names a project the token is not for" },
   budget_exhausted: { status: 429, title: "The token's render budget is spent" },
+  quota_exceeded: { status: 429, title: "The key's daily or monthly render quota is spent" },
   // Rendering
   unknown_kernel: { status: 404, title: "No such kernel" },
   unknown_project_version: { status: 404, title: "No such project or version" },

@@ -2,6 +2,7 @@
  * RFC 9457 problem details. Anything in `lib/` throws an error with a stable `code`; this module
  * is the one place that turns such an error into an `application/problem+json` response.
  */
+import { authChallenge } from "./auth_challenge.ts";
 import { ERROR_CODES, type ErrorCode, isErrorCode } from "./error_codes.ts";
 
 /** Extension members a problem may carry besides the RFC 9457 ones. */
@@ -63,9 +64,31 @@ export function toAppError(err: unknown): AppError {
     const extensions: ProblemExtensions = {};
     if ("reason" in err && typeof err.reason === "string") extensions.reason = err.reason;
     if ("pointer" in err && typeof err.pointer === "string") extensions.pointer = err.pointer;
-    return new AppError(err.code, err.message, { extensions, cause: err });
+    const headers: Record<string, string> = {};
+    if ("retryAfter" in err && typeof err.retryAfter === "number") {
+      headers["Retry-After"] = String(err.retryAfter);
+    }
+    return new AppError(err.code, err.message, { extensions, headers, cause: err });
   }
   return new AppError("internal_error", "An unexpected error occurred.", { cause: err });
+}
+
+/**
+ * The headers every response for `err` carries, problem or HTML page alike: the error's own (e.g.
+ * `Retry-After`, `Allow`) and, on a 401, the `WWW-Authenticate` challenge
+ * (lib/http/auth_challenge.ts) unless the error brings its own.
+ *
+ * @example
+ * ```ts
+ * problemHeaders(new AppError("session_required", "Sign in.")).get("www-authenticate");
+ * // 'Cookie realm="settings", form-action="/auth/signin"'
+ * ```
+ */
+export function problemHeaders(err: AppError): Headers {
+  const headers = new Headers(err.headers);
+  const challenge = authChallenge(err.code, err.extensions.reason);
+  if (challenge && !headers.has("www-authenticate")) headers.set("www-authenticate", challenge);
+  return headers;
 }
 
 /**
@@ -88,8 +111,10 @@ export function problemResponse(err: unknown, requestId?: string): Response {
     code: e.code,
   };
   if (requestId) body.instance = `urn:request:${requestId}`;
-  const headers = new Headers(e.headers);
+  const headers = problemHeaders(e);
   headers.set("content-type", PROBLEM_CONTENT_TYPE);
   headers.set("cache-control", "no-store");
+  // Every 503 says when to come back (docs/errors.md); the error's own value wins.
+  if (info.status === 503 && !headers.has("retry-after")) headers.set("retry-after", "1");
   return new Response(JSON.stringify(body), { status: info.status, headers });
 }

@@ -7,11 +7,12 @@ import { AppError } from "../http/problem.ts";
 import { createPartner } from "../store/partners.ts";
 import { createProject } from "../store/projects.ts";
 import { SigningKeyStore } from "../token/signing_keys.ts";
-import { KvRevocationList, type RevocationList } from "../redis/revocation.ts";
-import { MAX_TOKEN_LIFETIME_S } from "../token/claims.ts";
+import { CLOCK_LEEWAY_S, MAX_TOKEN_LIFETIME_S } from "../token/claims.ts";
 import { readProjectDir } from "./project_dir.ts";
 import { publishProject } from "./publish.ts";
-import { createSdkKey, listSdkKeys, revokeSdkKey, viewSdkKey } from "./sdk_keys.ts";
+import { createSdkKey, listSdkKeys, revokeSdkKey, setRenderQuota, viewSdkKey } from "./sdk_keys.ts";
+import type { RenderQuota, SdkKeyRecord } from "../store/sdk_keys.ts";
+import { revokeToken } from "./token_revocation.ts";
 
 /** The usage text printed for `--help` and unknown commands. */
 export const USAGE = `Usage: deno task hub <command> [options]
@@ -20,6 +21,8 @@ export const USAGE = `Usage: deno task hub <command> [options]
   project create --partner <id> --slug <slug> --title <title>
   key create --partner <id> --label <label> --origin <origin>... --project <slug>...
              [--budget <n>] [--default-ttl <s>] [--max-ttl <s>] [--rate-limit <n>/<s>]
+             [--ip-rate-limit <n>/<s>] [--quota-day <n>] [--quota-month <n>]
+  key quota --key-id <keyId> [--quota-day <n>|none] [--quota-month <n>|none]
   key revoke --key-id <keyId>
   key list --partner <id>
   project publish --slug <slug> --dir <dir>     (dir: parameters.schema.json + template.dag.json, or + design.py)
@@ -59,8 +62,6 @@ function int(opts: Options, name: string): number | undefined {
 export interface CliOptions {
   /** The clock, in milliseconds (tests pass a fixed one). */
   clock?: () => number;
-  /** Where revocations go; defaults to the KV-backed list used without Redis. */
-  revocations?: RevocationList;
 }
 
 /**
@@ -93,6 +94,9 @@ export async function runCli(
       "default-ttl": { type: "string" },
       "max-ttl": { type: "string" },
       "rate-limit": { type: "string" },
+      "ip-rate-limit": { type: "string" },
+      "quota-day": { type: "string" },
+      "quota-month": { type: "string" },
       "key-id": { type: "string" },
       dir: { type: "string" },
       jti: { type: "string" },
@@ -116,12 +120,7 @@ export async function runCli(
       return { slug: project.slug };
     }
     case "key create": {
-      let rateLimit;
-      if (opts["rate-limit"] !== undefined) {
-        const m = /^(\d+)\/(\d+)$/.exec(String(opts["rate-limit"]));
-        if (!m) throw new CliError("--rate-limit must look like <points>/<seconds>, e.g. 600/60");
-        rateLimit = { points: Number(m[1]), durationSeconds: Number(m[2]) };
-      }
+      const rateLimit = policy(opts, "rate-limit", "600/60");
       const { key, record } = await createSdkKey(kv, {
         partnerId: one(opts, "partner"),
         label: one(opts, "label"),
@@ -131,15 +130,24 @@ export async function runCli(
         defaultTtlSeconds: int(opts, "default-ttl"),
         maxTtlSeconds: int(opts, "max-ttl"),
         rateLimit,
+        clientIpRateLimit: policy(opts, "ip-rate-limit", "60/60"),
+        renderQuota: {
+          day: int(opts, "quota-day") ?? null,
+          month: int(opts, "quota-month") ?? null,
+        },
       }, clock());
       return { keyId: record.keyId, key, ...omitKeyId(viewSdkKey(record)) };
     }
-    case "key revoke": {
+    case "key quota": {
+      // Changes only the named periods; `none` removes a quota (unlimited).
       const keyId = one(opts, "key-id");
-      const record = await revokeSdkKey(kv, keyId, {
-        now: clock(),
-        revocations: options.revocations,
-      });
+      const record = await updateRenderQuota(kv, keyId, opts, clock());
+      return { keyId, renderQuota: viewSdkKey(record).renderQuota };
+    }
+    case "key revoke": {
+      // Deno KV alone: every render node reads the revocation log from it (no Redis needed).
+      const keyId = one(opts, "key-id");
+      const record = await revokeSdkKey(kv, keyId, { now: clock() });
       if (!record) throw new CliError(`no key has the keyId "${keyId}"`);
       return { keyId, revoked: true };
     }
@@ -157,10 +165,12 @@ export async function runCli(
       if (!/^[0-9a-f]{32}$/.test(jti)) {
         throw new CliError("--jti must be a token's jti (32 hex characters)");
       }
-      // Without the token's exp, keep the entry as long as any token can live.
-      const exp = int(opts, "exp") ?? Math.floor(clock() / 1000) + MAX_TOKEN_LIFETIME_S;
-      const revocations = options.revocations ?? new KvRevocationList(kv);
-      await revocations.revokeToken(jti, exp);
+      // Without the token's exp, enforce it as long as any token issued by now can be accepted
+      // (iat may be up to the leeway ahead of this clock).
+      const now = clock();
+      const exp = int(opts, "exp") ??
+        Math.floor(now / 1000) + MAX_TOKEN_LIFETIME_S + CLOCK_LEEWAY_S;
+      await revokeToken(kv, jti, exp, { now });
       return { jti, revoked: true };
     }
     case "signing-key rotate": {
@@ -170,6 +180,37 @@ export async function runCli(
     default:
       throw new CliError(command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
   }
+}
+
+/** A `<points>/<seconds>` rate-limit option, or undefined when absent. */
+function policy(
+  opts: Options,
+  name: string,
+  example: string,
+): { points: number; durationSeconds: number } | undefined {
+  if (opts[name] === undefined) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(String(opts[name]));
+  if (!m) throw new CliError(`--${name} must look like <points>/<seconds>, e.g. ${example}`);
+  return { points: Number(m[1]), durationSeconds: Number(m[2]) };
+}
+
+/** Applies `--quota-day` / `--quota-month` (a number, or `none` for unlimited) to a key. */
+async function updateRenderQuota(
+  kv: Deno.Kv,
+  keyId: string,
+  opts: Options,
+  now: number,
+): Promise<SdkKeyRecord> {
+  const change: Partial<RenderQuota> = {};
+  for (const [name, period] of [["quota-day", "day"], ["quota-month", "month"]] as const) {
+    if (opts[name] !== undefined) change[period] = opts[name] === "none" ? null : int(opts, name)!;
+  }
+  if (Object.keys(change).length === 0) {
+    throw new CliError("give --quota-day and/or --quota-month (a number, or none for unlimited)");
+  }
+  const record = await setRenderQuota(kv, keyId, change, now);
+  if (!record) throw new CliError(`no key has the keyId "${keyId}"`);
+  return record;
 }
 
 function omitKeyId<T extends { keyId: string }>(view: T): Omit<T, "keyId"> {

@@ -46,9 +46,12 @@ export async function signConfigurationRequest(
   input: { authorization: string | null; origin: string | null; body: unknown },
   trace: { tokenOrigin?: string } = {},
 ): Promise<{ configuration: string; claims: ConfigurationClaims }> {
-  const match = /^Bearer +(sv1\.\S+)$/.exec(input.authorization?.trim() ?? "");
+  // As on the render route: anything after "Bearer " is verified (a wrong prefix is `bad_prefix`).
+  const match = /^Bearer +(\S+)$/i.exec(input.authorization?.trim() ?? "");
   if (!match) {
-    throw new AppError("invalid_token", "Send the session token as Authorization: Bearer sv1.…");
+    throw new AppError("invalid_token", "Send the session token as Authorization: Bearer sv1.…", {
+      extensions: { reason: "missing" },
+    });
   }
   let claims: SessionClaims;
   try {

@@ -33,6 +33,17 @@ export const ConfiguratorMintBody = z.object({
   parentOrigin: z.string().min(1).max(2048),
 }).strict();
 
+/** What the hosted configurator's mint request brings besides its body. */
+export interface ConfiguratorMintInput {
+  /** The `Origin` header, or null. */
+  origin: string | null;
+  /** The hub's own origins (the request URL's and `PUBLIC_URL`'s). */
+  hubOrigins: readonly string[];
+  body: unknown;
+  /** The client's IP address, for the per-client-IP mint limit. */
+  clientIp?: string;
+}
+
 /**
  * Mints a token bound to `hubOrigin` for the hosted configurator embedded by `parentOrigin`.
  * Throws `AppError`: `origin_not_allowed` (caller is not a hub page, or the parent is not allowed),
@@ -45,7 +56,7 @@ export const ConfiguratorMintBody = z.object({
  */
 export async function mintForConfigurator(
   deps: MintDeps,
-  input: { origin: string | null; hubOrigins: readonly string[]; body: unknown },
+  input: ConfiguratorMintInput,
 ): Promise<MintResult> {
   const seen: { key?: SdkKeyRecord; parentOrigin?: string } = {};
   try {
@@ -63,7 +74,7 @@ export async function mintForConfigurator(
 
 async function mintHosted(
   deps: MintDeps,
-  input: { origin: string | null; hubOrigins: readonly string[]; body: unknown },
+  input: ConfiguratorMintInput,
   seen: { key?: SdkKeyRecord; parentOrigin?: string },
 ): Promise<MintResult> {
   if (input.origin === null || !input.hubOrigins.includes(input.origin)) {
@@ -84,7 +95,12 @@ async function mintHosted(
       `"${body.parentOrigin}" may not embed this configurator: it is not an allowed origin of the key.`,
     );
   }
-  return await issue(deps, key, "publishable", { projectId: body.projectId, origin: input.origin });
+  // Any client can claim the hub's Origin outside a browser: the per-client-IP limit applies here too.
+  return await issue(deps, key, "publishable", {
+    projectId: body.projectId,
+    origin: input.origin,
+    clientIp: input.clientIp,
+  });
 }
 
 /** What the hosted configurator page needs to know about its key and project. */

@@ -6,6 +6,7 @@ import { SigningKeyStore } from "../token/signing_keys.ts";
 import type { HubDeps } from "../web/context.ts";
 import { SdkKeyCache } from "./key_cache.ts";
 import { MintRateLimiter } from "./rate_limit.ts";
+import { ClientIpMintLimiter } from "./client_ip_limit.ts";
 
 /** Loads (creating on first start) the signing keys and wires the mint path. */
 export async function buildHubDeps(
@@ -23,6 +24,7 @@ export async function buildHubDeps(
     signingKeys,
     keyring: await Keyring.load(signingKeys, { clock: options.clock }),
     rateLimiter: new MintRateLimiter({ redis: options.redis, prefix: options.redisPrefix }),
+    clientIpLimiter: new ClientIpMintLimiter({ redis: options.redis, prefix: options.redisPrefix }),
     keys: new SdkKeyCache(kv),
     budgets: options.budgets,
     clock: options.clock,

@@ -1,8 +1,9 @@
 /**
  * A short-lived in-process cache of SDK key records for the mint path, which would otherwise read
  * Deno KV on every request. Staleness is bounded by `ttlMs` (default 2 s): an edit or a revocation
- * reaches minting within that bound, and a revoked key's tokens are refused at render time at once
- * (the revocation list), so a token minted in the window is useless.
+ * reaches minting within that bound, and a revoked key's tokens are refused at render time by
+ * `client_id` whenever they were minted (docs/tokens.md, Revocation), so a token minted in the
+ * window is useless.
  */
 import { LRUCache } from "lru-cache";
 import { getSdkKey, type SdkKeyRecord } from "../store/sdk_keys.ts";

@@ -1,6 +1,7 @@
 /**
  * Mint policy (spec 4.1, 5, 7): decides which flow a request uses, proves the caller, checks the
- * key's origins, projects and TTL bounds, spends one rate-limit point and signs an `sv1.` token.
+ * key's origins, projects and TTL bounds, spends one rate-limit point (in the browser flow first one
+ * of the client address's: docs/security.md) and signs an `sv1.` token.
  * Transport concerns (body size, JSON parsing, headers) stay in the route.
  */
 import { AppError } from "../http/problem.ts";
@@ -14,6 +15,11 @@ import type { SdkKeyCache } from "./key_cache.ts";
 import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError } from "./partner_key.ts";
 import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
 import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
+import {
+  type ClientIpMintLimiter,
+  clientIpRateLimitHeaders,
+  DEFAULT_CLIENT_IP_RATE_LIMIT,
+} from "./client_ip_limit.ts";
 import { randomHex } from "./random_hex.ts";
 import { secretAccepted, TTL_BOUNDS } from "./sdk_keys.ts";
 import type { UsageRecorder } from "./usage.ts";
@@ -30,6 +36,8 @@ export interface MintDeps {
   /** Key records (cached for a bounded time). */
   keys: Pick<SdkKeyCache, "get">;
   rateLimiter: MintRateLimiter;
+  /** Browser-flow mints per client IP (optional: absent, the browser flow is limited per key only). */
+  clientIpLimiter?: Pick<ClientIpMintLimiter, "consume">;
   /** Supplies the current signing key (the hub's keyring). */
   keyring: { signingKey(): { kid: string; privateKey: CryptoKey } };
   /** Milliseconds since the epoch. */
@@ -48,6 +56,8 @@ export interface MintInput {
   origin: string | null;
   /** The parsed JSON body. */
   body: unknown;
+  /** The client's IP address (lib/http/client_ip.ts), for the browser flow's per-IP limit. */
+  clientIp?: string;
 }
 
 /** Which flow minted: `secret` (server flow, spec 2.3) or `publishable` (browser flow). */
@@ -77,7 +87,7 @@ export async function mintSessionToken(deps: MintDeps, input: MintInput): Promis
   try {
     const result = input.authorization !== null
       ? await mintServerFlow(deps, input.authorization, input.body, seen)
-      : await mintBrowserFlow(deps, input.origin, input.body, seen);
+      : await mintBrowserFlow(deps, input.origin, input.body, seen, input.clientIp);
     deps.usage?.recordMint(result.claims.client_id, "ok", result.claims.origin, [
       result.claims.origin,
     ]);
@@ -113,6 +123,7 @@ async function mintBrowserFlow(
   originHeader: string | null,
   raw: unknown,
   seen: MintSeen,
+  clientIp: string | undefined,
 ): Promise<MintResult> {
   seen.origin = originHeader;
   if (!isObject(raw) || raw.keyId === undefined) {
@@ -151,6 +162,7 @@ async function mintBrowserFlow(
     origin: originHeader,
     endUserId: body.endUserId,
     ttlSeconds: body.ttlSeconds,
+    clientIp,
   });
 }
 
@@ -171,7 +183,11 @@ async function mintServerFlow(
   try {
     parsed = parsePartnerKey(match[1]);
   } catch (err) {
-    if (err instanceof PartnerKeyFormatError) throw new AppError("invalid_key_format", err.message);
+    if (err instanceof PartnerKeyFormatError) {
+      throw new AppError("invalid_key_format", err.message, {
+        extensions: { reason: err.reason },
+      });
+    }
     throw err;
   }
   const body = validate(ServerMintBody, raw);
@@ -225,12 +241,21 @@ function originNotAllowed(origin: string, key: SdkKeyRecord): AppError {
   );
 }
 
-/** Checks the project, TTL bounds and rate limit of `key`, then signs a token for `req.origin`. */
+/**
+ * Checks the project, TTL bounds and rate limits of `key` (for a publishable mint with a
+ * `clientIp`, the per-client-IP limit first), then signs a token for `req.origin`.
+ */
 export async function issue(
   deps: MintDeps,
   key: SdkKeyRecord,
   mode: MintMode,
-  req: { projectId: string; origin: string; endUserId?: string; ttlSeconds?: number },
+  req: {
+    projectId: string;
+    origin: string;
+    endUserId?: string;
+    ttlSeconds?: number;
+    clientIp?: string;
+  },
 ): Promise<MintResult> {
   if (!key.allowedProjects.includes(req.projectId)) {
     throw new AppError(
@@ -246,13 +271,30 @@ export async function issue(
       { extensions: { minimum: TTL_BOUNDS.min, maximum: key.maxTtlSeconds } },
     );
   }
+  // Per client first: a client over its own limit must not spend the key's (client_ip_limit.ts).
+  const perIp = mode === "publishable" && req.clientIp !== undefined && deps.clientIpLimiter
+    ? await deps.clientIpLimiter.consume(
+      key.keyId,
+      req.clientIp,
+      key.clientIpRateLimit ?? DEFAULT_CLIENT_IP_RATE_LIMIT,
+    )
+    : undefined;
+  if (perIp && !perIp.allowed) {
+    throw new AppError(
+      "rate_limited",
+      `This key may mint ${perIp.policy.points} tokens per ${perIp.policy.durationSeconds} s for one client address; retry in ${perIp.resetSeconds} s.`,
+      { headers: clientIpRateLimitHeaders(perIp), extensions: { scope: "client_ip" } },
+    );
+  }
   const limit: RateLimitResult = await deps.rateLimiter.consume(key.keyId, key.rateLimit);
-  const headers = rateLimitHeaders(limit);
+  const headers = perIp
+    ? clientIpRateLimitHeaders(perIp, rateLimitHeaders(limit))
+    : rateLimitHeaders(limit);
   if (!limit.allowed) {
     throw new AppError(
       "rate_limited",
       `This key may mint ${limit.policy.points} tokens per ${limit.policy.durationSeconds} s; retry in ${limit.resetSeconds} s.`,
-      { headers },
+      { headers, extensions: { scope: "key" } },
     );
   }
   const signing = deps.keyring.signingKey();

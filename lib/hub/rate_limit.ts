@@ -1,7 +1,11 @@
 /**
  * Per-keyId mint rate limits on `rate-limiter-flexible`: a fixed window per key in Redis, shared
- * by every hub instance. While Redis is unreachable each process falls back to an in-memory
- * limiter with the same policy (so limits degrade to per-instance rather than failing mints).
+ * by every hub instance. While Redis is unreachable or stalled (a call fails at once, or past
+ * `REDIS_TIMEOUT_MS`: lib/redis/deadline.ts) each process falls back to an in-memory limiter with
+ * the same policy, counting from zero. Why not fail closed: a rate limit caps abuse, it is not
+ * money; per-instance limits still cap it (at most instances × policy), whereas refusing would
+ * turn a Redis stall into a mint outage for every partner. Budgets, which are money, fail closed
+ * (docs/api.md, When Redis is down).
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";

@@ -1,7 +1,8 @@
 /**
  * The settings form of a key, as submitted: origins one per line, projects as checkboxes, TTLs in
- * minutes, an optional budget, and the mint rate limit (mints per window of seconds). Turns it into
- * the lifecycle's input (lib/hub/sdk_keys.ts validates).
+ * minutes, an optional budget, the mint rate limits (per key, and per client IP in the browser
+ * flow: mints per window of seconds) and the render quotas per UTC day and month (blank =
+ * unlimited). Turns it into the lifecycle's input (lib/hub/sdk_keys.ts validates).
  */
 import { AppError } from "../http/problem.ts";
 import type { CreateSdkKeyInput, SdkKeyView } from "./sdk_keys.ts";
@@ -18,6 +19,14 @@ export interface SdkKeyFormValues {
   ratePoints: string;
   /** The rate limit's window in seconds. */
   rateSeconds: string;
+  /** Browser-flow mints per client IP per window; blank in both keeps the current policy. */
+  ipPoints: string;
+  /** The per-client-IP limit's window in seconds. */
+  ipSeconds: string;
+  /** Renders per UTC day; blank = unlimited. */
+  quotaDay: string;
+  /** Renders per UTC month; blank = unlimited. */
+  quotaMonth: string;
 }
 
 /** The form values that show an existing key. */
@@ -31,16 +40,22 @@ export function formValuesOf(key: SdkKeyView): SdkKeyFormValues {
     budget: key.budget === null ? "" : String(key.budget),
     ratePoints: String(key.rateLimit.points),
     rateSeconds: String(key.rateLimit.durationSeconds),
+    ipPoints: String(key.clientIpRateLimit.points),
+    ipSeconds: String(key.clientIpRateLimit.durationSeconds),
+    quotaDay: key.renderQuota.day === null ? "" : String(key.renderQuota.day),
+    quotaMonth: key.renderQuota.month === null ? "" : String(key.renderQuota.month),
   };
 }
 
 /**
- * The lifecycle input for submitted values; throws `validation_failed` on non-numbers. Both rate
- * fields blank (a form without them) leave `rateLimit` out: the default for a new key, the current
- * policy for an edit.
+ * The lifecycle input for submitted values; throws `validation_failed` on non-numbers. Both fields
+ * of a rate limit blank (a form without them) leave that limit out: the default for a new key, the
+ * current policy for an edit. A blank render quota is unlimited.
  */
 export function keyInputFromForm(partnerId: string, v: SdkKeyFormValues): CreateSdkKeyInput {
   const rateGiven = v.ratePoints.trim() !== "" || v.rateSeconds.trim() !== "";
+  const ipGiven = v.ipPoints.trim() !== "" || v.ipSeconds.trim() !== "";
+  const quota = (name: string, text: string) => text.trim() === "" ? null : whole(name, text);
   return {
     partnerId,
     label: v.label,
@@ -58,6 +73,18 @@ export function keyInputFromForm(partnerId: string, v: SdkKeyFormValues): Create
         },
       }
       : {}),
+    ...(ipGiven
+      ? {
+        clientIpRateLimit: {
+          points: whole("per-client-IP mint limit", v.ipPoints),
+          durationSeconds: whole("per-client-IP window", v.ipSeconds),
+        },
+      }
+      : {}),
+    renderQuota: {
+      day: quota("render quota per day", v.quotaDay),
+      month: quota("render quota per month", v.quotaMonth),
+    },
   };
 }
 

@@ -6,18 +6,22 @@
 import { AppError } from "../http/problem.ts";
 import { normalizeAllowedOrigins, OriginError } from "../http/origin.ts";
 import { MAX_TOKEN_LIFETIME_S } from "../token/claims.ts";
-import type { RevocationList } from "../redis/revocation.ts";
+import { appendRevocation, keyRevocation } from "../store/revocations.ts";
 import { requirePartner } from "../store/partners.ts";
 import { listPartnerProjectSlugs } from "../store/projects.ts";
 import {
   getSdkKey,
   insertSdkKey,
   listPartnerSdkKeys,
+  type RenderQuota,
   type SdkKeyRecord,
+  UNLIMITED_RENDER_QUOTA,
   updateSdkKey,
 } from "../store/sdk_keys.ts";
 import { generatePartnerKey, secretForKeyId, secretMatches } from "./partner_key.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS, type RateLimitPolicy } from "./rate_limit.ts";
+import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "./client_ip_limit.ts";
+import { RENDER_QUOTA_MAX } from "../kernel/render_quota.ts";
 
 /** Token lifetime bounds in seconds (spec 8: defaults 30 min and 2 h; hard cap 12 h). */
 export const TTL_BOUNDS = {
@@ -37,6 +41,10 @@ export interface CreateSdkKeyInput {
   maxTtlSeconds?: number;
   budget?: number | null;
   rateLimit?: RateLimitPolicy;
+  /** Browser-flow mints per client IP; default `DEFAULT_CLIENT_IP_RATE_LIMIT`. */
+  clientIpRateLimit?: RateLimitPolicy;
+  /** Renders per UTC day and month; default unlimited. */
+  renderQuota?: RenderQuota;
 }
 
 /** A key as shown to its owner: everything but secrets and digests. */
@@ -50,6 +58,8 @@ export interface SdkKeyView {
   maxTtlSeconds: number;
   budget: number | null;
   rateLimit: RateLimitPolicy;
+  clientIpRateLimit: RateLimitPolicy;
+  renderQuota: RenderQuota;
   createdAt: number;
   updatedAt: number;
   revoked: boolean;
@@ -68,6 +78,9 @@ export function viewSdkKey(record: SdkKeyRecord): SdkKeyView {
     maxTtlSeconds: record.maxTtlSeconds,
     budget: record.budget,
     rateLimit: record.rateLimit,
+    // Records made before these settings existed read as the defaults.
+    clientIpRateLimit: record.clientIpRateLimit ?? DEFAULT_CLIENT_IP_RATE_LIMIT,
+    renderQuota: record.renderQuota ?? UNLIMITED_RENDER_QUOTA,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     revoked: record.revokedAt !== null,
@@ -108,6 +121,8 @@ export async function createSdkKey(
     maxTtlSeconds,
     budget,
     rateLimit: { points: rateLimit.points, durationSeconds: rateLimit.durationSeconds },
+    clientIpRateLimit: settings.clientIpRateLimit,
+    renderQuota: settings.renderQuota,
     createdAt: now,
     updatedAt: now,
     revokedAt: null,
@@ -117,24 +132,36 @@ export async function createSdkKey(
 }
 
 /**
- * Revokes a key: it mints nothing from now on (within the mint path's 2 s key cache), and when a
- * revocation list is given, every token it minted stops rendering at once. Idempotent; null when
- * the key does not exist.
+ * Revokes a key: the record is marked revoked and the revocation log gets its entry in the same
+ * atomic commit (docs/tokens.md, Revocation), so the key mints nothing from now on (within the
+ * mint path's 2 s key cache) and every token it minted is refused by every render node within
+ * `REVOCATION_MAX_STALENESS_MS`. Given this process's `replica`, it is brought up to date before
+ * returning, so this process refuses them at once. Idempotent; null when the key does not exist.
+ *
+ * @example
+ * ```ts
+ * await revokeSdkKey(kv, keyId, { replica: deps.render?.revocations });
+ * ```
  */
 export async function revokeSdkKey(
   kv: Deno.Kv,
   keyId: string,
-  options: { now?: number; revocations?: Pick<RevocationList, "revokeKey"> } = {},
+  options: { now?: number; replica?: { sync(): Promise<void> } } = {},
 ): Promise<SdkKeyRecord | null> {
   const now = options.now ?? Date.now();
   const record = await updateSdkKey(
     kv,
     keyId,
     (r) => (r.revokedAt === null ? { ...r, revokedAt: now, updatedAt: now } : r),
+    async (op, before, after) => {
+      if (before.revokedAt === null && after.revokedAt !== null) {
+        await appendRevocation(kv, op, keyRevocation(keyId, after.revokedAt), now);
+      }
+    },
   );
-  if (record && options.revocations) {
-    await options.revocations.revokeKey(keyId, record.revokedAt ?? now);
-  }
+  // The revocation is committed; a failed local read is covered by the replica's own polling
+  // and its fail-closed bound, so it does not fail the revocation.
+  if (record) await options.replica?.sync().catch(() => {});
   return record;
 }
 
@@ -189,6 +216,20 @@ export async function checkKeySettings(
     RATE_LIMIT_BOUNDS.minDuration,
     RATE_LIMIT_BOUNDS.maxDuration,
   );
+  const clientIpRateLimit = input.clientIpRateLimit ?? DEFAULT_CLIENT_IP_RATE_LIMIT;
+  checkInt(
+    "per-client-IP mint limit",
+    clientIpRateLimit.points,
+    RATE_LIMIT_BOUNDS.minPoints,
+    RATE_LIMIT_BOUNDS.maxPoints,
+  );
+  checkInt(
+    "per-client-IP window",
+    clientIpRateLimit.durationSeconds,
+    RATE_LIMIT_BOUNDS.minDuration,
+    RATE_LIMIT_BOUNDS.maxDuration,
+  );
+  const renderQuota = checkRenderQuota(input.renderQuota ?? UNLIMITED_RENDER_QUOTA);
 
   return {
     label,
@@ -198,7 +239,46 @@ export async function checkKeySettings(
     maxTtlSeconds,
     budget,
     rateLimit: { points: rateLimit.points, durationSeconds: rateLimit.durationSeconds },
+    clientIpRateLimit: {
+      points: clientIpRateLimit.points,
+      durationSeconds: clientIpRateLimit.durationSeconds,
+    },
+    renderQuota,
   };
+}
+
+/** Validates a render quota: each period null (unlimited) or 0 to `RENDER_QUOTA_MAX` renders. */
+export function checkRenderQuota(quota: RenderQuota): RenderQuota {
+  const one = (period: string, v: number | null) =>
+    v === null ? null : checkInt(`render quota per ${period}`, v, 0, RENDER_QUOTA_MAX);
+  return { day: one("day", quota.day), month: one("month", quota.month) };
+}
+
+/**
+ * Changes a key's render quotas only (the CLI's `key quota`): the periods named in `change` are
+ * set (null = unlimited), the others kept. Null when the key does not exist.
+ *
+ * @example
+ * ```ts
+ * await setRenderQuota(kv, keyId, { day: 5000 }); // the monthly quota stays as it was
+ * ```
+ */
+export async function setRenderQuota(
+  kv: Deno.Kv,
+  keyId: string,
+  change: Partial<RenderQuota>,
+  now = Date.now(),
+): Promise<SdkKeyRecord | null> {
+  return await updateSdkKey(kv, keyId, (r) => {
+    if (r.revokedAt !== null) {
+      throw new AppError("key_revoked", "A revoked key cannot be changed; create a new key.");
+    }
+    const renderQuota = checkRenderQuota({
+      ...(r.renderQuota ?? UNLIMITED_RENDER_QUOTA),
+      ...change,
+    });
+    return { ...r, renderQuota, updatedAt: now };
+  });
 }
 
 /**

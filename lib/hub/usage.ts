@@ -14,6 +14,14 @@
  * keys that exist are recorded.
  */
 import type { Logger } from "../ops/logger.ts";
+import { RenderQuotas } from "../kernel/render_quota.ts";
+import type { RedisClient } from "../redis/client.ts";
+import {
+  type QuotaCounts,
+  quotaPeriods,
+  RedisRenderQuotaStore,
+} from "../redis/render_quota_store.ts";
+import type { RenderQuota } from "../store/sdk_keys.ts";
 
 /** Distinct non-allowlisted origins named per key and day; more count as `(other)`. */
 export const MAX_FOREIGN_ORIGINS = 20;
@@ -43,6 +51,8 @@ export interface UsageSummary {
   renders: number;
   rendersDenied: number;
   budgetExhausted: number;
+  /** Renders refused because the key's daily or monthly render quota was spent. */
+  quotaExceeded: number;
   /** (l1 + l2) / successful renders; null when there were none. */
   cacheHitRatio: number | null;
   /** Last successful mint or render (ms since epoch), or null. */
@@ -225,6 +235,7 @@ export async function usageSummary(kv: Deno.Kv, keyId: string): Promise<UsageSum
     renders,
     rendersDenied: sum((r) => r.kind === "render" && r.outcome !== "ok"),
     budgetExhausted: sum((r) => r.kind === "render" && r.outcome === "budget_exhausted"),
+    quotaExceeded: sum((r) => r.kind === "render" && r.outcome === "quota_exceeded"),
     cacheHitRatio: renders === 0 ? null : hits / renders,
     lastUsedAt: (await kv.get<number>(["usage_last", keyId])).value,
     denials: group(
@@ -238,6 +249,82 @@ export async function usageSummary(kv: Deno.Kv, keyId: string): Promise<UsageSum
     mintOrigins: group((r) => r.kind === "mint" && r.outcome === "ok", (r) => r.detail)
       .map(([origin, count]) => ({ origin, count })),
     rows,
+  };
+}
+
+/** One quota period on the usage page: renders counted and the limit (null = unlimited). */
+export interface QuotaPeriodUsage {
+  /** Renders counted in the period; null when the counters cannot be read from here. */
+  used: number | null;
+  limit: number | null;
+}
+
+/** A key's render quotas today and this month (UTC), with what is counted against them. */
+export interface QuotaUsage {
+  day: QuotaPeriodUsage;
+  month: QuotaPeriodUsage;
+  /**
+   * Where `used` comes from: `quota`, the quota counters the render path enforces (a quota is
+   * set); `usage`, the usage counters' successful renders (no quota is set, nothing is enforced).
+   */
+  source: "quota" | "usage";
+}
+
+/** Reads quota counters for the usage page. */
+export type QuotaCounterReader = { used(keyId: string, nowMs: number): Promise<QuotaCounts> };
+
+/**
+ * Where this process reads a key's quota counters: its own render gate (it renders too), else
+ * Redis (the counters every render node writes), else nowhere (a hub without Redis cannot see a
+ * separate render node's in-process counters).
+ */
+export function quotaCounterReader(deps: {
+  render?: { quotas?: unknown };
+  redis?: RedisClient;
+  config: { redisPrefix: string };
+}): QuotaCounterReader | undefined {
+  if (deps.render?.quotas instanceof RenderQuotas) return deps.render.quotas;
+  if (deps.redis) return new RedisRenderQuotaStore(deps.redis, deps.config.redisPrefix);
+  return undefined;
+}
+
+/**
+ * The usage page's quota figures for a key with `quota`, at `nowMs`.
+ *
+ * @example
+ * ```ts
+ * const q = await quotaUsage(quotaCounterReader(deps), keyId, view.renderQuota, summary.rows, now);
+ * q.day.used; q.day.limit;
+ * ```
+ */
+export async function quotaUsage(
+  reader: QuotaCounterReader | undefined,
+  keyId: string,
+  quota: RenderQuota,
+  rows: UsageRow[],
+  nowMs: number,
+): Promise<QuotaUsage> {
+  if (quota.day === null && quota.month === null) {
+    const p = quotaPeriods(nowMs);
+    const renders = (inPeriod: (day: string) => boolean) =>
+      rows.filter((r) => r.kind === "render" && r.outcome === "ok" && inPeriod(r.day))
+        .reduce((n, r) => n + r.count, 0);
+    return {
+      day: { used: renders((d) => d === p.day), limit: null },
+      month: { used: renders((d) => d.startsWith(p.month)), limit: null },
+      source: "usage",
+    };
+  }
+  let counts: QuotaCounts | null = null;
+  try {
+    counts = reader ? await reader.used(keyId, nowMs) : null;
+  } catch {
+    // Redis down: the page still shows the limits; the counts say "unavailable".
+  }
+  return {
+    day: { used: counts?.day ?? null, limit: quota.day },
+    month: { used: counts?.month ?? null, limit: quota.month },
+    source: "quota",
   };
 }
 

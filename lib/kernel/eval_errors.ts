@@ -5,7 +5,8 @@
  * the pool decides (deadline, capacity). Each carries a stable `code` (the problem code, mapped to
  * a status in `lib/http/error_codes.ts`), a stable snake_case `reason` and, where a node is to
  * blame, an RFC 6901 `pointer` into the DAG — the same three members a `DagError` has, so the
- * problem response and a partner's editor treat both alike.
+ * problem response and a partner's editor treat both alike. A refusal for capacity and a deadline
+ * also say when to come back (`retryAfter`, the problem's `Retry-After`).
  *
  * Crosses the worker boundary as plain data (`toWireError` / `fromWireError`): a structured clone
  * keeps neither the class nor its own members reliably.
@@ -16,7 +17,7 @@ export type EvalErrorCode =
   | "invalid_dag" // 422: a limit of docs/dag.md is exceeded by a computed value
   | "render_failed" // 422: the geometry cannot be evaluated (NaN, empty result, …)
   | "render_timeout" // 503: the job ran past its wall-clock deadline and was stopped
-  | "kernel_busy" // 503: no worker and no queue slot (or the pool is closing)
+  | "kernel_busy" // 503: not admitted (docs/api.md, "Render admission"), or the pool is closing
   | "internal_error"; // 500: a worker crashed; it was replaced
 
 /** Every stable `reason`, grouped by the code it usually comes with. */
@@ -44,7 +45,9 @@ export const EVAL_ERROR_REASONS = [
   // render_timeout, kernel_busy, internal_error: the pool
   "deadline", // the job ran past its deadline; its worker was terminated and replaced
   "aborted", // the caller's signal aborted the job
-  "queue_full", // every worker is busy and the queue is full
+  "queue_full", // the expected wait for a worker is over the bound, or the queue is at its hard cap
+  "token_concurrency", // the token has as many renders queued or running as it may
+  "partner_concurrency", // the partner's tokens have as many renders queued or running as they may
   "queue_timeout", // the job waited in the queue past its deadline
   "pool_closed", // the pool was closed before the job finished
   "worker_crashed", // the worker died (uncaught error, WASM abort); it was replaced
@@ -72,19 +75,24 @@ export class EvalError extends Error {
   readonly reason: EvalErrorReason;
   /** RFC 6901 pointer into the DAG at the node (and member) to blame, when one is. */
   readonly pointer?: string;
+  /** Seconds after which a retry may be answered differently (`Retry-After`), when known. */
+  readonly retryAfter?: number;
 
   /** Builds the error; `message` is a human sentence for the problem's `detail`. */
   constructor(
     code: EvalErrorCode,
     reason: EvalErrorReason,
     message: string,
-    options: { pointer?: string; cause?: unknown } = {},
+    options: { pointer?: string; retryAfter?: number; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "EvalError";
     this.code = code;
     this.reason = reason;
     if (options.pointer !== undefined) this.pointer = options.pointer;
+    if (options.retryAfter !== undefined) {
+      this.retryAfter = Math.max(1, Math.ceil(options.retryAfter));
+    }
   }
 }
 

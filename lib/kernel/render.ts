@@ -10,7 +10,7 @@ import { AppError } from "../http/problem.ts";
 import { validate } from "../http/validate.ts";
 import type { CacheLevel, RenderCache } from "../cache/render_cache.ts";
 import type { BudgetStore } from "../redis/budget.ts";
-import type { RevocationList } from "../redis/revocation.ts";
+import type { RevocationList } from "./revocation_replica.ts";
 import type { SessionClaims } from "../token/claims.ts";
 import { TokenError } from "../token/errors.ts";
 import type { CachingTokenVerifier } from "../token/verified_cache.ts";
@@ -102,14 +102,11 @@ export interface RenderOutcome {
 /**
  * Runs the pipeline for one request.
  *
- * Redis is asked once per request, in one batch: the revocation lookups are sent first, the body
- * checks run meanwhile (a body whose exact text passed them before is answered by the memo), and
- * as soon as the origin and the body have passed, the budget spend and (if L1 misses) the L2 read
- * are sent without waiting for the revocation answer. The answers are still looked at in the
- * contract's order: a revoked token (or a Redis failure) is reported before an origin, body or
- * budget error. A request of a revoked token whose origin and body are fine has one unit of
- * that token's budget spent and given back before it is refused. A render that is refused after
- * its spend (quota, capacity) or stopped (deadline, crashed worker) is refunded the same way.
+ * Redis is asked once per request, in one batch: the revocation check is in memory (a replica of
+ * the revocation log in KV, lib/kernel/revocation_replica.ts) and comes first, the body checks
+ * follow (a body whose exact text passed them before is answered by the memo), and then the budget
+ * spend and (if L1 misses) the L2 read leave together. A render that is refused after its spend
+ * (quota, capacity) or stopped (deadline, crashed worker) gets its unit back.
  *
  * @example
  * ```ts
@@ -130,9 +127,11 @@ export async function renderRequest(
   }
   const claims = await verify(deps, input.authorization, trace);
   trace.claims = claims;
-  const revocation = settle(deps.revocations.isRevoked(claims));
+  // A stale replica throws service_unavailable: revocations fail closed.
+  if (await deps.revocations.isRevoked(claims)) {
+    throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
+  }
   if (input.origin !== claims.origin) {
-    await notRevoked(revocation);
     throw new AppError(
       "origin_mismatch",
       input.origin === null
@@ -142,28 +141,10 @@ export async function renderRequest(
   }
   const text = decodeUtf8(input.body);
   const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
-  let body: Awaited<ReturnType<typeof checkBody>>;
-  try {
-    body = await checkBody(deps, claims, input.body, memoKey);
-  } catch (err) {
-    await notRevoked(revocation);
-    throw err;
-  }
-  const { checked, dag } = body;
-  // Sent in the same tick as the revocation GETs when the checks did not wait (a remembered
-  // body): the client writes them to Redis as one batch.
+  const { checked, dag } = await checkBody(deps, claims, input.body, memoKey);
+  // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
   const early = deps.cache.prefetch?.(checked.cacheKey);
-  const spending = settle(deps.budgets.spend(claims.jti, claims.budget, claims.exp));
-  try {
-    await notRevoked(revocation);
-  } catch (err) {
-    // The spend went out with the lookup; a refused request gets its unit back.
-    if ((await spending).value?.allowed) await refund(deps, claims, false);
-    throw err;
-  }
-  const spent = await spending;
-  if (spent.error !== undefined) throw spent.error;
-  const spend = spent.value!;
+  const spend = await deps.budgets.spend(claims.jti, claims.budget, claims.exp);
   if (!spend.allowed) {
     throw new AppError(
       "budget_exhausted",
@@ -223,25 +204,6 @@ async function refund(deps: RenderDeps, claims: SessionClaims, quota: boolean): 
     deps.budgets.refund(claims.jti, claims.budget),
     quota ? deps.quotas?.refund(claims.client_id) : undefined,
   ]);
-}
-
-interface Settled<T> {
-  value?: T;
-  error?: unknown;
-}
-
-/** A promise that never rejects (it is awaited later, possibly after another throw). */
-function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then((value) => ({ value }), (error: unknown) => ({ error: error ?? "error" }));
-}
-
-/** Throws `token_revoked`, or the lookup's own error (Redis down fails closed). */
-async function notRevoked(revocation: Promise<Settled<boolean>>): Promise<void> {
-  const { value, error } = await revocation;
-  if (error !== undefined) throw error;
-  if (value) {
-    throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
-  }
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

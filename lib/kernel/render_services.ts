@@ -8,13 +8,15 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { BudgetStore } from "../redis/budget.ts";
 import type { RedisClient } from "../redis/client.ts";
-import { KvRevocationList, RedisRevocationList } from "../redis/revocation.ts";
 import { RemoteKeySet } from "../token/jwks.ts";
 import type { Keyring } from "../token/keyring.ts";
 import { CachingTokenVerifier } from "../token/verified_cache.ts";
 import type { RenderServices } from "../web/context.ts";
 import { CheckedBodies } from "./checked_bodies.ts";
+import { RenderQuotas } from "./render_quota.ts";
+import { MemoryRenderQuotaStore, RedisRenderQuotaStore } from "../redis/render_quota_store.ts";
 import { ProjectTemplates } from "./project_templates.ts";
+import { RevocationReplica } from "./revocation_replica.ts";
 import { WorkerPool } from "./worker_pool.ts";
 
 /** Wires the render pipeline for this process. */
@@ -33,13 +35,23 @@ export function buildRenderServices(options: {
   const resolveKey = options.keyring
     ? (kid: string) => options.keyring!.resolve(kid)
     : remoteResolver(config.hubUrl, clock);
-  const pool = new WorkerPool(config.renderWorkers ? { size: config.renderWorkers } : {});
+  const pool = new WorkerPool({
+    size: config.renderWorkers || undefined,
+    admission: {
+      tokenInFlight: config.renderTokenConcurrency,
+      tokenRunning: config.renderTokenWorkers,
+      partnerInFlight: config.renderPartnerConcurrency,
+      maxWaitMs: config.renderQueueWaitMs,
+    },
+  });
   const deadlineMs = config.renderDeadlineMs;
+  // Revocations come from Deno KV on every node, with or without Redis. Real time, not `clock`:
+  // the staleness bound is about elapsed time, and tests move `clock` to age tokens.
+  const revocations = new RevocationReplica(kv, { log });
+  revocations.start();
   return {
     verifier: new CachingTokenVerifier(resolveKey, { clock }),
-    revocations: redis
-      ? new RedisRevocationList(redis, config.redisPrefix)
-      : new KvRevocationList(kv),
+    revocations,
     budgets: options.budgets,
     templates: new ProjectTemplates(kv),
     cache: new RenderCache({
@@ -48,13 +60,24 @@ export function buildRenderServices(options: {
       log,
       l1MaxBytes: config.renderL1Mb * 1024 * 1024,
     }),
-    evaluate: (dag, limits) =>
+    evaluate: (dag, limits, tenant) =>
       pool.evaluate(dag, {
         deadlineMs: Math.min(deadlineMs, limits?.deadlineMs ?? deadlineMs),
         limits,
+        tenant,
       }),
     checkedBodies: new CheckedBodies(),
-    close: () => pool.close(),
+    quotas: new RenderQuotas({
+      kv,
+      store: redis
+        ? new RedisRenderQuotaStore(redis, config.redisPrefix)
+        : new MemoryRenderQuotaStore(),
+      clock,
+    }),
+    close: async () => {
+      await revocations.stop();
+      await pool.close();
+    },
   };
 }
 

@@ -1,14 +1,18 @@
 /**
  * Evaluation off the request thread: a pool of Web Workers (kernel_worker.ts), each with its own
- * manifold-3d module, one job at a time each. Jobs beyond the free workers wait in a bounded
- * queue; beyond the queue they are refused at once with `kernel_busy` (503), so a burst costs
- * memory proportional to the queue, not to the burst.
+ * manifold-3d module, one job at a time each. Each job belongs to a tenant (a token and its
+ * partner): admission.ts decides at once whether it is taken (per-token and per-partner limits,
+ * an expected wait within a bound, a hard cap on waiting jobs) or refused with `kernel_busy` (503,
+ * with `Retry-After`), and fair_queue.ts decides which waiting job a free worker takes next
+ * (round-robin across partners, then tokens), so one token's flood cannot hold every worker or
+ * push everyone else's renders out, and a burst costs memory bounded by the caps.
  *
  * A job that runs past its deadline cannot be interrupted inside WASM, so its worker is
  * terminated (that frees the whole module's memory) and replaced by a fresh one, and the job is
  * rejected with `render_timeout`; other jobs go on. A worker that crashes is contained the same
  * way (`internal_error`). Workers start on demand, up to the pool size, and stay warm.
  */
+import { Admission, type AdmissionLimits, admissionLimits, type AdmittedJob } from "./admission.ts";
 import type { Dag } from "./dag_types.ts";
 import {
   EvalError,
@@ -17,6 +21,7 @@ import {
   fromWireError,
 } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./evaluate.ts";
+import { FairQueue, type Tenant } from "./fair_queue.ts";
 import type { WorkerJob, WorkerReply } from "./kernel_worker.ts";
 import type { Scene } from "./scene.ts";
 
@@ -24,8 +29,12 @@ import type { Scene } from "./scene.ts";
 export interface WorkerPoolOptions {
   /** Workers at most; default `navigator.hardwareConcurrency` clamped to 1–8. */
   size?: number;
-  /** Jobs that may wait for a worker; default 4 per worker. */
+  /** Jobs that may wait beyond the free workers, whatever their wait; default 32 per worker. */
   maxQueue?: number;
+  /** Admission limits (admission.ts); unset or 0 members take their defaults. */
+  admission?: Partial<Omit<AdmissionLimits, "maxQueued">>;
+  /** Expected evaluation time before any has been timed (ms); default 250. */
+  initialEstimateMs?: number;
   /** How long a job may wait in the queue (ms); default its own `deadlineMs`. */
   queueTimeoutMs?: number;
   /** Limits every job is evaluated under; default docs/dag.md's. */
@@ -42,6 +51,8 @@ export interface PoolEvaluateOptions {
   signal?: AbortSignal;
   /** Limits for this job, over the pool's (python-mode DAGs get stricter ones). */
   limits?: Partial<EvalLimits>;
+  /** Whose job this is (token `jti`, partner); without one the job is a tenant of its own. */
+  tenant?: Tenant;
 }
 
 /** A snapshot of the pool, for metrics and tests. */
@@ -49,6 +60,8 @@ export interface WorkerPoolStats {
   workers: number;
   busy: number;
   queued: number;
+  /** The moving average of evaluation time (ms) that expected waits are computed from. */
+  averageMs: number;
   /** Workers replaced after a deadline, a crash or an abort since the pool started. */
   replaced: number;
 }
@@ -59,7 +72,7 @@ export function defaultPoolSize(): number {
   return Math.min(8, Math.max(1, Math.floor(cores) || 1));
 }
 
-interface Job {
+interface Job extends AdmittedJob {
   id: number;
   dag: Dag;
   deadlineMs: number;
@@ -78,24 +91,27 @@ interface Slot {
 }
 
 /**
- * A pool of render workers.
+ * A pool of render workers with fair admission.
  *
  * @example
  * ```ts
  * const pool = new WorkerPool({ size: 2 });
- * const scene = await pool.evaluate(dag, { deadlineMs: 10_000 });
+ * const scene = await pool.evaluate(dag, {
+ *   deadlineMs: 10_000,
+ *   tenant: { token: claims.jti, partner: claims.partner },
+ * });
  * await pool.close();
  * ```
  */
 export class WorkerPool {
   /** Workers at most. */
   readonly size: number;
-  readonly #maxQueue: number;
   readonly #queueTimeoutMs?: number;
   readonly #limits: EvalLimits;
   readonly #workerUrl: string;
   readonly #slots: Slot[] = [];
-  readonly #queue: Job[] = [];
+  readonly #queue: FairQueue<Job>;
+  readonly #admission: Admission;
   #nextId = 1;
   #replaced = 0;
   #closed = false;
@@ -103,30 +119,45 @@ export class WorkerPool {
   /** Builds the pool; no worker starts until the first job (or `warm()`). */
   constructor(options: WorkerPoolOptions = {}) {
     this.size = Math.min(64, Math.max(1, Math.floor(options.size ?? defaultPoolSize())));
-    this.#maxQueue = Math.max(0, Math.floor(options.maxQueue ?? this.size * 4));
+    const limits = admissionLimits(this.size, {
+      ...options.admission,
+      maxQueued: options.maxQueue,
+    });
+    this.#admission = new Admission(this.size, limits, options.initialEstimateMs);
+    this.#queue = new FairQueue(limits.tokenRunning);
     this.#queueTimeoutMs = options.queueTimeoutMs;
     this.#limits = { ...DEFAULT_EVAL_LIMITS, ...options.limits };
     this.#workerUrl = String(options.workerUrl ?? new URL("./kernel_worker.ts", import.meta.url));
   }
 
+  /** The admission limits in force (admission.ts). */
+  get admissionLimits(): Readonly<AdmissionLimits> {
+    return this.#admission.limits;
+  }
+
   /**
    * Evaluates a validated DAG on a worker. Rejects with an EvalError: the evaluation's own
-   * (`invalid_dag`, `render_failed`), `render_timeout` past the deadline, `kernel_busy` when the
-   * queue is full or the pool closes, `internal_error` when the worker crashed.
+   * (`invalid_dag`, `render_failed`), `render_timeout` past the deadline, `kernel_busy` when it is
+   * not admitted (admission.ts), waits in the queue past its time or the pool closes,
+   * `internal_error` when the worker crashed. Capacity and deadline errors carry `retryAfter`.
    */
   evaluate(dag: Dag, options: PoolEvaluateOptions = {}): Promise<Scene> {
-    if (this.#closed) return Promise.reject(busy("pool_closed", "The render pool is closed."));
+    if (this.#closed) return Promise.reject(busy("pool_closed", "The render pool is closed.", 1));
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const idle = this.#slots.find((slot) => slot.ready && !slot.job);
-    // Jobs that a free or not yet started worker will take soon do not count against the queue.
-    const free = this.size - this.#slots.filter((slot) => slot.job).length;
-    if (!idle && this.#queue.length >= this.#maxQueue + free) {
-      return Promise.reject(busy("queue_full", "Every render worker is busy; retry shortly."));
+    const id = this.#nextId++;
+    const tenant = options.tenant ?? { token: `#${id}`, partner: `#${id}` };
+    let estimateMs: number;
+    try {
+      estimateMs = this.#admission.admit(this.#queue, tenant, performance.now());
+    } catch (err) {
+      return Promise.reject(err);
     }
     return new Promise<Scene>((resolve, reject) => {
       const job: Job = {
-        id: this.#nextId++,
+        id,
+        tenant,
+        estimateMs,
         dag,
         deadlineMs: Math.max(1, options.deadlineMs ?? 10_000),
         signal,
@@ -138,17 +169,16 @@ export class WorkerPool {
         job.onAbort = () => this.#abort(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
-      if (idle) {
-        this.#dispatch(idle, job);
-        return;
-      }
       this.#queue.push(job);
-      const wait = this.#queueTimeoutMs ?? job.deadlineMs;
       job.timer = setTimeout(() => {
-        this.#unqueue(job);
-        this.#settle(job, busy("queue_timeout", "No render worker became free in time."));
-      }, wait);
-      this.#grow();
+        this.#queue.release(job);
+        const wait = this.#admission.expectedWait(this.#queue, tenant, performance.now());
+        this.#settle(
+          job,
+          busy("queue_timeout", "No render worker became free in time.", wait / 1000),
+        );
+      }, this.#queueTimeoutMs ?? job.deadlineMs);
+      this.#pump();
     });
   }
 
@@ -160,12 +190,13 @@ export class WorkerPool {
     }
   }
 
-  /** Counts of workers, busy workers and queued jobs. */
+  /** Counts of workers, busy workers and queued jobs, and the average evaluation time. */
   stats(): WorkerPoolStats {
     return {
       workers: this.#slots.length,
       busy: this.#slots.filter((slot) => slot.job).length,
-      queued: this.#queue.length,
+      queued: this.#queue.queued,
+      averageMs: this.#admission.averageMs,
       replaced: this.#replaced,
     };
   }
@@ -173,8 +204,8 @@ export class WorkerPool {
   /** Terminates every worker; queued and running jobs are rejected with `kernel_busy`. */
   close(): Promise<void> {
     this.#closed = true;
-    const error = () => busy("pool_closed", "The render pool is closing.");
-    for (const job of this.#queue.splice(0)) this.#settle(job, error());
+    const error = () => busy("pool_closed", "The render pool is closing.", 1);
+    for (const job of this.#queue.drain()) this.#settle(job, error());
     for (const slot of this.#slots.splice(0)) {
       slot.worker.terminate();
       if (slot.job) this.#settle(slot.job, error());
@@ -185,7 +216,7 @@ export class WorkerPool {
   /** Starts workers for queued jobs, up to the pool size. */
   #grow(): void {
     const starting = this.#slots.filter((slot) => !slot.ready).length;
-    let wanted = this.#queue.length - starting;
+    let wanted = this.#queue.queued - starting;
     while (wanted-- > 0 && this.#slots.length < this.size) this.#spawn();
   }
 
@@ -232,33 +263,38 @@ export class WorkerPool {
       slot.job = undefined;
     } else if (!slot.ready) {
       // A worker that cannot start must not be restarted forever: each failed start costs the
-      // oldest queued job, and a new worker starts only while jobs wait.
-      const job = this.#queue.shift();
+      // next queued job, and a new worker starts only while jobs wait. (When no queued job may
+      // run now, its token's running job has a worker, which will take it.)
+      const job = this.#queue.next();
+      this.#replace(slot, false);
       if (job) {
         this.#settle(
           job,
           failure("internal_error", "worker_failed", "A render worker failed to start."),
         );
+        this.#grow();
       }
-      this.#replace(slot, false);
-      this.#grow();
       return;
     }
     this.#replace(slot);
   }
 
+  /** Runs a job the fair queue handed out (already counted as running there) on `slot`. */
   #dispatch(slot: Slot, job: Job): void {
     clearTimeout(job.timer);
     slot.job = job;
+    job.startedAt = performance.now();
     job.timer = setTimeout(() => {
       if (slot.job !== job) return;
       slot.job = undefined;
       this.#settle(
         job,
-        failure(
+        // A render that held a worker for its whole deadline is not welcome back sooner.
+        new EvalError(
           "render_timeout",
           "deadline",
           `The render ran past its ${job.deadlineMs} ms deadline.`,
+          { retryAfter: job.deadlineMs / 1000 },
         ),
       );
       this.#replace(slot);
@@ -267,11 +303,13 @@ export class WorkerPool {
     slot.worker.postMessage(message);
   }
 
-  /** Hands queued jobs to ready idle workers, oldest first. */
+  /** Hands queued jobs to ready idle workers in the fair order. */
   #pump(): void {
     for (const slot of this.#slots) {
-      if (this.#queue.length === 0) break;
-      if (slot.ready && !slot.job) this.#dispatch(slot, this.#queue.shift()!);
+      if (!slot.ready || slot.job) continue;
+      const job = this.#queue.next();
+      if (!job) break;
+      this.#dispatch(slot, job);
     }
     this.#grow();
   }
@@ -289,28 +327,23 @@ export class WorkerPool {
 
   #abort(job: Job): void {
     const slot = this.#slots.find((s) => s.job === job);
-    if (slot) {
-      slot.job = undefined;
-      this.#settle(job, job.signal!.reason);
-      this.#replace(slot);
-    } else if (this.#unqueue(job)) {
-      this.#settle(job, job.signal!.reason);
-    }
+    if (slot) slot.job = undefined;
+    this.#settle(job, job.signal!.reason);
+    if (slot) this.#replace(slot);
   }
 
-  #unqueue(job: Job): boolean {
-    const i = this.#queue.indexOf(job);
-    if (i < 0) return false;
-    this.#queue.splice(i, 1);
-    return true;
-  }
-
-  /** Resolves or rejects a job exactly once and drops its timer and abort listener. */
+  /**
+   * Resolves or rejects a job exactly once, drops its timer and abort listener, takes it out of
+   * the fair queue and, if it ran, times it for the admission estimates.
+   */
   #settle(job: Job, error: unknown, scene?: Scene): void {
     clearTimeout(job.timer);
     job.timer = undefined;
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
     job.onAbort = undefined;
+    if (this.#queue.release(job) === "running" && job.startedAt !== undefined) {
+      this.#admission.observe(job.tenant, performance.now() - job.startedAt);
+    }
     const { resolve, reject } = job;
     job.resolve = job.reject = () => {};
     if (scene) resolve(scene);
@@ -322,8 +355,8 @@ function failure(code: EvalErrorCode, reason: EvalErrorReason, message: string):
   return new EvalError(code, reason, message);
 }
 
-function busy(reason: EvalErrorReason, message: string): EvalError {
-  return new EvalError("kernel_busy", reason, message);
+function busy(reason: EvalErrorReason, message: string, retryAfter: number): EvalError {
+  return new EvalError("kernel_busy", reason, message, { retryAfter });
 }
 
 /** The pool's limits with a job's overrides (only the keys evaluation knows). */

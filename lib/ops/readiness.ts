@@ -11,7 +11,10 @@ export interface ReadinessReport {
   checks: { kv: CheckState; redis: CheckState };
 }
 
-/** Probes KV (a read) and Redis (PING) with short timeouts. */
+/**
+ * Probes KV (a read) and Redis (a PING, which gives up at `REDIS_TIMEOUT_MS` like every Redis call,
+ * and at once while the client knows Redis is stalled or reconnecting: lib/redis/deadline.ts).
+ */
 export async function checkReadiness(
   deps: Pick<AppDeps, "kv" | "redis">,
 ): Promise<ReadinessReport> {

@@ -1,47 +1,77 @@
 /**
- * The Redis connection: hot shared state (rate limits, budgets, revocations, the L2 cache).
- * Commands fail fast while the server is unreachable instead of queueing, so callers can decide
- * between failing closed (budgets) and degrading (rate limits, cache).
+ * The Redis connection: hot shared state (rate limits, budgets, render quotas, the L2 cache).
+ * Every command settles within the deadline (`REDIS_TIMEOUT_MS`, deadline.ts), whether Redis
+ * refuses connections or accepts them and never answers; while it is unreachable or stalled,
+ * commands fail at once instead of queueing, so callers can decide between failing closed
+ * (budgets, quotas) and degrading (rate limits, the sign-in throttle, the L2 cache). The
+ * connection replaces itself: a stalled one is dropped once idle, a closed one reconnects.
  */
 import { createClient } from "redis";
 import type { Logger } from "../ops/logger.ts";
+import { enforceDeadlines } from "./deadline.ts";
 
 /** The node-redis client type used across the product. */
 export type RedisClient = ReturnType<typeof createClient>;
+
+/** Default deadline of one Redis command, in milliseconds (`REDIS_TIMEOUT_MS`). */
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
 /**
  * Connects to Redis at `url`; reconnects in the background with capped back-off.
  *
  * @example
  * ```ts
- * const redis = await connectRedis("redis://127.0.0.1:6379", log);
- * await redis.ping();
+ * const redis = await connectRedis("redis://127.0.0.1:6379", log, { timeoutMs: 500 });
+ * await redis.ping(); // "PONG", or RedisUnavailableError within 500 ms
  * ```
  */
-export async function connectRedis(url: string, log: Logger): Promise<RedisClient> {
+export async function connectRedis(
+  url: string,
+  log: Logger,
+  options: { timeoutMs?: number } = {},
+): Promise<RedisClient> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+  // An idle healthy connection still sees a PING reply every pingInterval, so only a connection
+  // that received nothing for two intervals (a stalled server, a dead peer, a handshake that
+  // never completes) hits socketTimeout, which destroys it and reconnects.
+  const pingInterval = Math.max(1000, 4 * timeoutMs);
   const client = createClient({
     url,
     disableOfflineQueue: true,
+    pingInterval,
+    // node-redis drops a command still unwritten at its deadline, so none is sent after its
+    // caller was told it failed; deadline.ts bounds the wait for the reply.
+    commandOptions: { timeout: timeoutMs },
     socket: {
-      connectTimeout: 2000,
+      connectTimeout: Math.max(2000, timeoutMs),
+      socketTimeout: 2 * pingInterval,
+      // Always a number: node-redis's default gives up on a socket timeout, and this client
+      // must keep trying until Redis is back.
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000),
     },
   });
-  let reported = false;
-  client.on("error", (err: Error) => {
-    // node-redis emits on every failed reconnect; one line per outage is enough.
-    if (!reported) log.warn("redis unavailable", { error: err.message });
-    reported = true;
-  });
-  client.on("ready", () => {
-    if (reported) log.info("redis reconnected");
-    reported = false;
+  let outage = false;
+  const down = (msg: string, fields: Record<string, unknown>) => {
+    // node-redis emits on every failed reconnect and failed PING; one line per outage is enough.
+    if (!outage) log.warn(msg, fields);
+    outage = true;
+  };
+  const up = (msg: string) => {
+    if (outage) log.info(msg);
+    outage = false;
+  };
+  client.on("error", (err: Error) => down("redis unavailable", { error: err.message }));
+  client.on("ready", () => up("redis reconnected"));
+  enforceDeadlines(client, timeoutMs, {
+    stalled: (ms) =>
+      down("redis not answering; its commands fail at once until it does", { timeoutMs: ms }),
+    answered: () => up("redis answers again"),
   });
   await client.connect();
   return client;
 }
 
-/** Whether Redis answers a PING within `timeoutMs`. */
+/** Whether Redis answers a PING within `timeoutMs` (and within the client's own deadline). */
 export async function redisReachable(client: RedisClient, timeoutMs = 1000): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -51,6 +81,25 @@ export async function redisReachable(client: RedisClient, timeoutMs = 1000): Pro
     return (await Promise.race([client.ping(), timeout])) === "PONG";
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Closes the client after its pending replies, but returns once the socket's idle timeout has
+ * passed even if they never come: node-redis's `close()` waits for replies a stalled server never
+ * sends (the idle timeout then destroys the socket, yet `close()` never resolves).
+ */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  if (!client.isOpen) return;
+  const socket = client.options?.socket as { socketTimeout?: number } | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, (socket?.socketTimeout ?? 5000) + 500);
+  });
+  try {
+    await Promise.race([client.close(), idle]);
   } finally {
     clearTimeout(timer);
   }

@@ -25,10 +25,26 @@ export interface SdkKeyRecord {
   /** Renders per token; null = unlimited. */
   budget: number | null;
   rateLimit: RateLimitPolicy;
+  /**
+   * Browser-flow mints per client IP (per key); absent on records made before it existed, which
+   * use `DEFAULT_CLIENT_IP_RATE_LIMIT` (lib/hub/client_ip_limit.ts).
+   */
+  clientIpRateLimit?: RateLimitPolicy;
+  /** Renders per UTC day and month of every token of the key; absent = unlimited (older records). */
+  renderQuota?: RenderQuota;
   createdAt: number;
   updatedAt: number;
   revokedAt: number | null;
 }
+
+/** A key's render quotas per UTC day and per UTC month; null = unlimited. */
+export interface RenderQuota {
+  day: number | null;
+  month: number | null;
+}
+
+/** No render quota: what a record without the field means. */
+export const UNLIMITED_RENDER_QUOTA: RenderQuota = Object.freeze({ day: null, month: null });
 
 /** Stores a new key; fails if the keyId exists. */
 export async function insertSdkKey(kv: Deno.Kv, record: SdkKeyRecord): Promise<void> {
@@ -96,12 +112,18 @@ export async function getSdkKey(kv: Deno.Kv, keyId: string): Promise<SdkKeyRecor
 
 /**
  * Applies `change` to a key with optimistic concurrency (retried on a concurrent write); returns
- * the new record, or null when the key does not exist.
+ * the new record, or null when the key does not exist. `alongside` adds writes (and checks) to the
+ * same atomic commit, e.g. the revocation log entry of a revoked key.
  */
 export async function updateSdkKey(
   kv: Deno.Kv,
   keyId: string,
   change: (record: SdkKeyRecord) => SdkKeyRecord,
+  alongside?: (
+    op: Deno.AtomicOperation,
+    before: SdkKeyRecord,
+    after: SdkKeyRecord,
+  ) => Promise<void>,
 ): Promise<SdkKeyRecord | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await kv.get<SdkKeyRecord>(["sdk_keys", keyId]);
@@ -109,6 +131,7 @@ export async function updateSdkKey(
     const next = change(structuredClone(entry.value));
     const op = kv.atomic().check(entry).set(["sdk_keys", keyId], next);
     syncOriginIndex(op, entry.value, next);
+    await alongside?.(op, entry.value, next);
     const res = await op.commit();
     if (res.ok) return next;
   }

@@ -7,11 +7,13 @@ import type { ComponentChildren, ComponentType } from "preact";
 import type { Config, Role } from "../config.ts";
 import type { SdkKeyCache } from "../hub/key_cache.ts";
 import type { MintRateLimiter } from "../hub/rate_limit.ts";
+import type { ClientIpMintLimiter } from "../hub/client_ip_limit.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { BudgetStore } from "../redis/budget.ts";
 import type { RedisClient } from "../redis/client.ts";
 import type { RenderDeps } from "../kernel/render.ts";
+import type { RevocationReplica } from "../kernel/revocation_replica.ts";
 import type { Keyring } from "../token/keyring.ts";
 import type { SigningKeyStore } from "../token/signing_keys.ts";
 import type { SignInThrottle } from "../auth/sign_in_throttle.ts";
@@ -26,6 +28,8 @@ export interface HubDeps {
   /** In-process view of the signing keys: signs mints, resolves kids for verification. */
   keyring: Keyring;
   rateLimiter: MintRateLimiter;
+  /** Browser-flow mints per key and client IP (lib/hub/client_ip_limit.ts). */
+  clientIpLimiter: ClientIpMintLimiter;
   /** Render budgets: the mint opens each budgeted token's counter. */
   budgets: Pick<BudgetStore, "open">;
   /** SDK key records for the mint path, cached for at most 2 s. */
@@ -58,6 +62,8 @@ export interface AppDeps {
 
 /** The render pipeline's dependencies plus what must be closed at shutdown. */
 export interface RenderServices extends RenderDeps {
+  /** This node's revocation replica (a revocation made in this process syncs it at once). */
+  revocations: RevocationReplica;
   close(): Promise<void>;
 }
 

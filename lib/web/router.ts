@@ -12,6 +12,7 @@ import type {
   AppEnv,
   AppProps,
   Handler,
+  Handlers,
   Manifest,
   Method,
   MiddlewareModule,
@@ -88,6 +89,16 @@ export function resolveManifest(manifest: Manifest, role: Role) {
   return { middlewares, routes, app };
 }
 
+/**
+ * The methods a route answers. A page without a `handler` export renders without data on GET
+ * (Fresh's default); a page that has handlers answers only the methods they name, since its
+ * component expects their data (a POST-only result page must not render empty on a GET).
+ */
+export function routeHandlers(module: RouteModule): Handlers {
+  if (module.handler) return module.handler;
+  return module.default ? { GET: () => ({ data: undefined }) } : {};
+}
+
 /** Registers every route of `manifest` on `hono`. */
 export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role): RouteEntry[] {
   const { middlewares, routes, app } = resolveManifest(manifest, role);
@@ -99,23 +110,21 @@ export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role):
     }
   }
   for (const route of routes) {
-    const handlers = route.module.handler ?? {};
     const Page = route.module.default;
-    const allowed = METHODS.filter((m) => handlers[m] || (Page && (m === "GET" || m === "HEAD")));
+    const handlers = routeHandlers(route.module);
+    const allowed = METHODS.filter((m) => handlers[m] || (m === "HEAD" && handlers.GET));
     const dispatch: MiddlewareHandler<AppEnv> = async (c) => {
       const method = c.req.method as Method;
       const fn: Handler | undefined = handlers[method] ??
         (method === "HEAD" ? handlers.GET : undefined);
-      if (!fn && !(Page && (method === "GET" || method === "HEAD"))) {
+      if (!fn) {
         throw new AppError(
           "method_not_allowed",
           `${method} is not allowed here; use ${allowed.join(", ")}.`,
-          {
-            headers: { Allow: allowed.join(", ") },
-          },
+          { headers: { Allow: allowed.join(", ") } },
         );
       }
-      const result = fn ? await fn(c) : { data: undefined };
+      const result = await fn(c);
       if (result instanceof Response) return result;
       if (!Page) throw new Error(`${route.file} returned page data but has no page component`);
       return renderPage(c, Page, app?.default, result);

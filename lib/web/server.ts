@@ -5,11 +5,12 @@
 import type { Config } from "../config.ts";
 import { demoOrigins, type DemoSeed, seedDemo } from "../hub/demo_seed.ts";
 import { buildHubDeps } from "../hub/hub_deps.ts";
+import { backfillRevocations } from "../hub/revocation_backfill.ts";
 import { buildRenderServices } from "../kernel/render_services.ts";
 import { Logger } from "../ops/logger.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { MemoryBudgetStore, RedisBudgetStore } from "../redis/budget.ts";
-import { connectRedis } from "../redis/client.ts";
+import { closeRedis, connectRedis } from "../redis/client.ts";
 import { openKv } from "../store/kv.ts";
 import manifest from "../../manifest.gen.ts";
 import { createApp } from "./app.ts";
@@ -36,7 +37,7 @@ export async function buildDeps(
   const kv = options.kv ?? await openKv(config.kvPath);
   let redis;
   if (config.redisUrl) {
-    redis = await connectRedis(config.redisUrl, log);
+    redis = await connectRedis(config.redisUrl, log, { timeoutMs: config.redisTimeoutMs });
   } else {
     log.warn(
       "REDIS_URL is unset: rate limits, budgets and the L2 cache use in-process state " +
@@ -47,6 +48,8 @@ export async function buildDeps(
   const budgets = redis
     ? new RedisBudgetStore(redis, config.redisPrefix)
     : new MemoryBudgetStore(clock);
+  // Once per store, before any replica loads: revocations made before the log existed.
+  await backfillRevocations(kv, { redis, prefix: config.redisPrefix, now: clock(), log });
   const hub = config.role === "kernel"
     ? undefined
     : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });
@@ -115,7 +118,7 @@ export async function startServer(
       await deps.render?.close();
       ac.abort();
       await server.finished;
-      if (deps.redis) await deps.redis.close();
+      if (deps.redis) await closeRedis(deps.redis);
       if (!options.kv) deps.kv.close();
     },
   };

@@ -2,8 +2,10 @@
 import { signIn } from "@/lib/auth/accounts.ts";
 import { clientIp, readForm } from "@/lib/auth/settings_session.ts";
 import { formError, startSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
-import { AppError } from "@/lib/http/problem.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type AppError, problemHeaders } from "@/lib/http/problem.ts";
+import { type Handlers, page, type PageProps, type RouteConfig } from "@/lib/web/context.ts";
+
+export const config: RouteConfig = { roles: ["hub"] };
 
 interface SignInData {
   email: string;
@@ -21,8 +23,8 @@ export const handler: Handlers = {
     const form = await readForm(ctx);
     const email = form.text("email");
     const next = form.text("next");
-    const throttle = ctx.var.deps.signInThrottle;
-    if (!throttle) throw new Error("sign-in needs the hub role");
+    // Present with the hub role, the only one that serves /auth (config below).
+    const throttle = ctx.var.deps.signInThrottle!;
     try {
       const account = await signIn(ctx.var.deps.kv, throttle, {
         email,
@@ -32,9 +34,10 @@ export const handler: Handlers = {
       return await startSessionAndRedirect(ctx, account, next);
     } catch (err) {
       const error = formError(err);
-      const status = err instanceof AppError ? err.status : 422;
-      const headers = err instanceof AppError ? err.headers : {};
-      return { ...page<SignInData>({ email, next, error }, "Sign in"), status, headers };
+      // formError rethrows anything but an AppError below 500: err is one here.
+      const e = err as AppError;
+      const headers = Object.fromEntries(problemHeaders(e));
+      return { ...page<SignInData>({ email, next, error }, "Sign in"), status: e.status, headers };
     }
   },
 };

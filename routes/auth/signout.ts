@@ -1,6 +1,8 @@
 /** POST /auth/signout — end the session (CSRF-checked like every POST under /auth). */
 import { endSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
-import type { Handlers } from "@/lib/web/context.ts";
+import type { Handlers, RouteConfig } from "@/lib/web/context.ts";
+
+export const config: RouteConfig = { roles: ["hub"] };
 
 export const handler: Handlers = {
   POST: (ctx) => endSessionAndRedirect(ctx),

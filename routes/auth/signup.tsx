@@ -3,10 +3,12 @@ import { signUp } from "@/lib/auth/accounts.ts";
 import { readForm } from "@/lib/auth/settings_session.ts";
 import { formError, startSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
 import { PASSWORD_LENGTH } from "@/lib/auth/password.ts";
-import { AppError } from "@/lib/http/problem.ts";
+import { AppError, problemHeaders } from "@/lib/http/problem.ts";
 import { getInvite } from "@/lib/store/accounts_invites.ts";
 import { getPartner } from "@/lib/store/partners.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps, type RouteConfig } from "@/lib/web/context.ts";
+
+export const config: RouteConfig = { roles: ["hub"] };
 
 interface SignUpData {
   email: string;
@@ -51,12 +53,15 @@ export const handler: Handlers = {
     } catch (err) {
       const error = formError(err);
       const invite = input.inviteToken ? await inviteView(kv, input.inviteToken) : undefined;
+      // formError rethrows anything but an AppError below 500: err is one here.
+      const e = err as AppError;
       return {
         ...page<SignUpData>(
           { email: input.email, partnerName: input.partnerName, invite, error },
           "Sign up",
         ),
-        status: err instanceof AppError ? err.status : 422,
+        status: e.status,
+        headers: Object.fromEntries(problemHeaders(e)),
       };
     }
   },

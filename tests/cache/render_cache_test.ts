@@ -4,7 +4,9 @@ import { SingleFlight } from "@/lib/cache/single_flight.ts";
 import { PreparedScene } from "@/lib/kernel/render_response_bytes.ts";
 import type { Scene } from "@/lib/kernel/scene.ts";
 import { Logger } from "@/lib/ops/logger.ts";
+import { closeRedis, connectRedis } from "@/lib/redis/client.ts";
 import { rid, withRedis } from "../_helpers/redis.ts";
+import { PrivateRedis } from "../_helpers/redis_server.ts";
 
 function scene(size = 10): Scene {
   return {
@@ -86,6 +88,61 @@ Deno.test("cache - Redis down: L2 is skipped and renders go on", async () => {
     );
   });
 });
+
+Deno.test("cache - Redis stalled: L2 is skipped within the deadline, then used again", async () => {
+  const server = await PrivateRedis.start();
+  const redis = await connectRedis(server.url, new Logger("error", () => {}), { timeoutMs: 200 });
+  try {
+    const logs: string[] = [];
+    const log = new Logger("info", (l) => logs.push(l));
+    const cache = new RenderCache({ redis, prefix: "t:", log });
+    const stored = rid(16);
+    await cache.getOrCompute(stored, () => Promise.resolve(scene()));
+    await eventually(async () => (await redis.exists(`t:render:v2:${stored}`)) === 1);
+    cache.clearL1();
+
+    server.pause();
+    // L2 would have it, but Redis does not answer: evaluated instead, within the deadline.
+    const stalled = await within(cache.getOrCompute(stored, () => Promise.resolve(scene())));
+    assert.equal(stalled.cache, "miss");
+    const other = await within(cache.getOrCompute(rid(16), () => Promise.resolve(scene())));
+    assert.equal(other.cache, "miss");
+    assert.equal(logs.filter((l) => l.includes("L2 (Redis) unavailable")).length, 1);
+
+    server.resume();
+    await eventually(async () => {
+      cache.clearL1(); // a miss while the client finds its way back fills L1
+      return (await cache.getOrCompute(stored, () => Promise.resolve(scene()))).cache === "l2";
+    });
+    assert.ok(logs.some((l) => l.includes("L2 (Redis) is back")));
+  } finally {
+    server.resume();
+    await closeRedis(redis);
+    await server.stop();
+  }
+});
+
+/** `promise`, or a failure when it hangs (far past the 200 ms deadline). */
+async function within<T>(promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("hung on a stalled Redis")), 20_000);
+  });
+  try {
+    return await Promise.race([promise, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls `check` until it holds; fails after 20 s. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (const end = Date.now() + 20_000; Date.now() < end;) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail("still not true after 20 s");
+}
 
 Deno.test("cache - single flight shares one run and forgets it afterwards", async () => {
   const flight = new SingleFlight<number>();

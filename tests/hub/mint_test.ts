@@ -32,7 +32,8 @@ Deno.test("mint - browser flow mints a token bound to the Origin header", async 
     assert.equal(res.headers.get("access-control-allow-origin"), f.origin);
     assert.match(res.headers.get("vary") ?? "", /Origin/);
     assert.equal(res.headers.get("cache-control"), "no-store");
-    assert.match(res.headers.get("ratelimit") ?? "", /^"mint";r=\d+;t=\d+$/);
+    // The key's limit, then the browser flow's per-client-address one (client_ip_limit.ts).
+    assert.match(res.headers.get("ratelimit") ?? "", /^"mint";r=\d+;t=\d+, "mint-ip";r=\d+;t=\d+$/);
     const body = await res.json();
     assert.deepEqual(Object.keys(body).sort(), ["expiresAt", "mode", "token"]);
     assert.equal(body.mode, "publishable");
@@ -319,8 +320,9 @@ Deno.test("mint - per-key rate limit answers 429 with Retry-After and RateLimit 
     assert.match(body.detail, /2 tokens per 60 s/);
     const retry = Number(res.headers.get("retry-after"));
     assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
-    assert.equal(res.headers.get("ratelimit-policy"), '"mint";q=2;w=60');
-    assert.match(res.headers.get("ratelimit") ?? "", /^"mint";r=0;t=\d+$/);
+    assert.equal(body.scope, "key");
+    assert.equal(res.headers.get("ratelimit-policy"), '"mint";q=2;w=60, "mint-ip";q=60;w=60');
+    assert.match(res.headers.get("ratelimit") ?? "", /^"mint";r=0;t=\d+, "mint-ip";r=57;t=\d+$/);
     const g = await createKeyFixture(server.deps.kv);
     const fine = await mint(server.url, { keyId: g.keyId, projectId: g.project }, {
       origin: g.origin,

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
-import { RedisRevocationList } from "@/lib/redis/revocation.ts";
 import { createKeyFixture, mint, startTestServer, type TestServer } from "../_helpers/server.ts";
 import { finishedDag, publishFixture } from "../_helpers/projects.ts";
 
@@ -216,8 +215,7 @@ Deno.test("render - revoking the key stops its tokens at once", async () => {
     const ok = await render(server.url, s.token, s.origin, { dag });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
-    const revocations = new RedisRevocationList(server.deps.redis!, server.config.redisPrefix);
-    await revokeSdkKey(server.deps.kv, s.keyId, { revocations });
+    await revokeSdkKey(server.deps.kv, s.keyId, { replica: server.deps.render!.revocations });
     await problem(await render(server.url, s.token, s.origin, { dag }), 401, "token_revoked");
   } finally {
     await server.close();

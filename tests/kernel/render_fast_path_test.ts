@@ -1,11 +1,11 @@
 /**
  * The render fast path (lib/kernel/render.ts): a body whose exact text passed the checks before
- * sends the revocation lookups, the budget spend and the L2 read to Redis as one batch. Against a
- * running server and the real Redis: revocation still wins, budgets stay exact.
+ * sends the budget spend and the L2 read to Redis as one batch (the revocation check is in
+ * memory). Against a running server and the real Redis: revocation still wins, budgets stay exact.
  */
 import assert from "node:assert/strict";
 import { createSdkKey, revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
-import { RedisRevocationList } from "@/lib/redis/revocation.ts";
+import { revokeToken } from "@/lib/hub/token_revocation.ts";
 import { startTestServer } from "../_helpers/server.ts";
 import { finishedDag } from "../_helpers/projects.ts";
 import { expectProblem, mintToken, render, setupRender } from "./render_helpers.ts";
@@ -26,20 +26,20 @@ Deno.test("render fast path - a remembered body still refuses a revoked token or
     assert.equal(memo.size, 1, "the body is remembered: later renders take the fast path");
 
     // One token revoked by jti: refused, and another token of the same key still renders.
-    const revocations = new RedisRevocationList(server.deps.redis!, server.config.redisPrefix);
+    const replica = server.deps.render!.revocations;
     const { jti, exp } = claimsOf(s.token);
-    await revocations.revokeToken(jti, exp);
+    await revokeToken(server.deps.kv, jti, exp, { replica });
     await expectProblem(await render(server.url, s.token, s.origin, body), 401, "token_revoked");
-    // Documented cost of the single round trip: the refused request's spend was counted.
+    // The revocation check comes before the spend: the refused request spent nothing.
     const counter = `${server.config.redisPrefix}budget:{${jti}}`;
-    assert.equal(await server.deps.redis!.get(counter), "2");
+    assert.equal(await server.deps.redis!.get(counter), "1");
     const other = await mintToken(server.url, s);
     const ok = await render(server.url, other, s.origin, body);
     assert.equal(ok.status, 200);
     assert.equal((await ok.json()).cache, "l1");
 
     // The key revoked: every token refused, before an origin error too.
-    await revokeSdkKey(server.deps.kv, s.keyId, { revocations });
+    await revokeSdkKey(server.deps.kv, s.keyId, { replica });
     await expectProblem(await render(server.url, other, s.origin, body), 401, "token_revoked");
     await expectProblem(
       await render(server.url, other, "https://elsewhere.example", body),
@@ -83,7 +83,10 @@ Deno.test("render fast path - exactly B of 50 concurrent renders of a remembered
     assert.deepEqual(ok.map((r) => r.budget.remaining).sort((x, y) => x - y), [0, 1, 2, 3, 4, 5]);
     for (const r of refused) assert.equal(r.code, "budget_exhausted");
     const { jti } = claimsOf(token);
-    assert.equal(await server.deps.redis!.get(`${server.config.redisPrefix}budget:{${jti}}`), "50");
+    assert.equal(
+      await server.deps.redis!.get(`${server.config.redisPrefix}budget:{${jti}}`),
+      String(budget),
+    );
   } finally {
     await server.close();
   }

@@ -1,9 +1,9 @@
 /**
  * Redis going away under a running server (the real Redis behind a TCP relay the test cuts):
- * budgets and revocations fail closed with 503 `service_unavailable` + `Retry-After`, no render
- * is served for free, and renders resume once Redis is reachable again. (That L2 is skipped rather
- * than failing is shown in tests/cache/render_cache_test.ts: on the route, the fail-closed budget
- * and revocation steps come before the cache.)
+ * budgets fail closed with 503 `service_unavailable` + `Retry-After`, no render is served for
+ * free, and renders resume once Redis is reachable again. (That L2 is skipped rather than failing
+ * is shown in tests/cache/render_cache_test.ts: on the route, the fail-closed budget step comes
+ * before the cache. Revocations do not depend on Redis: tests/hub/revocation_durable_test.ts.)
  */
 import assert from "node:assert/strict";
 import { startTestServer, TEST_REDIS_URL } from "../_helpers/server.ts";

@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { BUDGET_GRACE_S } from "@/lib/redis/budget.ts";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
-import { RedisRevocationList } from "@/lib/redis/revocation.ts";
 import { rid, startTestServer } from "../_helpers/server.ts";
 import { finishedDag } from "../_helpers/projects.ts";
 import { expectProblem, render, setupRender } from "./render_helpers.ts";
@@ -93,8 +92,7 @@ Deno.test("render - a revoked token is reported before an origin or body error",
   const server = await startTestServer();
   try {
     const s = await setupRender(server.deps.kv, server.url, { budget: 5 });
-    const revocations = new RedisRevocationList(server.deps.redis!, server.config.redisPrefix);
-    await revokeSdkKey(server.deps.kv, s.keyId, { revocations });
+    await revokeSdkKey(server.deps.kv, s.keyId, { replica: server.deps.render!.revocations });
     const dag = await finishedDag("plate");
     const cases: [string, string | null, unknown][] = [
       ["a valid request", s.origin, { dag }],

@@ -1,7 +1,9 @@
 /**
  * The render worker pool: concurrent jobs, deadlines that kill and replace only the late job's
- * worker, a bounded queue, typed errors from inside workers, crashes contained, aborts, and a
- * `close()` that leaves nothing running (the tests run under Deno's op and resource sanitizers).
+ * worker, fair admission (a token's share of workers, its cap, the fair order, the expected-wait
+ * bound, each refusal with `retryAfter`), typed errors from inside workers, crashes contained,
+ * aborts, and a `close()` that leaves nothing running (the tests run under Deno's op and resource
+ * sanitizers). admission_test.ts and fair_queue_test.ts cover the arithmetic without workers.
  */
 import assert from "node:assert/strict";
 import type { Dag, DagNode } from "@/lib/kernel/dag_types.ts";
@@ -51,9 +53,14 @@ function isEval(code: string, reason: string) {
     assert.ok(err instanceof EvalError, `not an EvalError: ${err}`);
     assert.equal(err.code, code, err.message);
     assert.equal(err.reason, reason, err.message);
+    if (code === "kernel_busy" || code === "render_timeout") {
+      assert.ok((err.retryAfter ?? 0) >= 1, `${reason} says when to retry`);
+    }
     return true;
   };
 }
+
+const tenant = (partner: string, token: string) => ({ partner, token });
 
 /** A worker module as a data URL (a stand-in that misbehaves on purpose). */
 function workerSource(source: string): string {
@@ -92,6 +99,7 @@ Deno.test("kernel - pool: a late job is killed, a concurrent job succeeds, the p
     ]);
     assert.equal(late.status, "rejected");
     isEval("render_timeout", "deadline")((late as PromiseRejectedResult).reason);
+    assert.equal((late as PromiseRejectedResult).reason.retryAfter, 1, "its deadline, rounded up");
     assert.equal(normal.status, "fulfilled");
     assert.ok(performance.now() - started < 3_000, "the heavy job did not run to its end");
     assert.equal(pool.stats().replaced, 1);
@@ -129,17 +137,105 @@ Deno.test("kernel - pool: a full queue refuses with kernel_busy; close rejects t
   const running = pool.evaluate(heavy(), { deadlineMs: 60_000 });
   const queued = pool.evaluate(bracket(), { deadlineMs: 60_000 });
   await assert.rejects(pool.evaluate(bracket()), isEval("kernel_busy", "queue_full"));
-  assert.deepEqual({ ...pool.stats(), replaced: 0 }, {
-    workers: 1,
-    busy: 1,
-    queued: 1,
-    replaced: 0,
-  });
+  const { averageMs: _, ...stats } = pool.stats();
+  assert.deepEqual(stats, { workers: 1, busy: 1, queued: 1, replaced: 0 });
   await pool.close();
   await assert.rejects(running, isEval("kernel_busy", "pool_closed"));
   await assert.rejects(queued, isEval("kernel_busy", "pool_closed"));
   assert.equal(pool.stats().workers, 0);
   await assert.rejects(pool.evaluate(bracket()), isEval("kernel_busy", "pool_closed"));
+});
+
+Deno.test("kernel - pool: one token's flood holds one worker; other tokens are served meanwhile", async () => {
+  const pool = new WorkerPool({ size: 2 });
+  try {
+    await pool.warm();
+    assert.equal(pool.admissionLimits.tokenRunning, 1);
+    assert.equal(pool.admissionLimits.tokenInFlight, 4);
+    const flooder = tenant("partner-a", "flooder");
+    let floodEnded = false;
+    const flood = [heavy(), heavy(), bracket(61), bracket(62)].map((dag) =>
+      pool.evaluate(dag, { deadlineMs: 60_000, tenant: flooder }).finally(() => floodEnded = true)
+    );
+    assert.equal(pool.stats().busy, 1, "the flooder's jobs wait for its one worker");
+    assert.equal(pool.stats().queued, 3);
+    await assert.rejects(
+      pool.evaluate(bracket(63), { tenant: flooder }),
+      isEval("kernel_busy", "token_concurrency"),
+    );
+    // Another partner's token, then another token of the flooder's partner: the free worker.
+    for (const other of [tenant("partner-b", "victim"), tenant("partner-a", "sibling")]) {
+      const scene = await pool.evaluate(bracket(70), { deadlineMs: 60_000, tenant: other });
+      assert.ok(scene.volume > 0);
+    }
+    assert.equal(floodEnded, false, "served while the flood's first (heavy) job still runs");
+    await pool.close();
+    for (const result of await Promise.allSettled(flood)) {
+      assert.equal(result.status, "rejected");
+      isEval("kernel_busy", "pool_closed")(result.reason);
+    }
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("kernel - pool: waiting jobs go to the worker in the fair order, not first come first served", async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    await pool.warm();
+    const order: string[] = [];
+    const submit = (name: string, partner: string, token: string, width: number) =>
+      pool.evaluate(bracket(width), { deadlineMs: 60_000, tenant: tenant(partner, token) })
+        .then(() => order.push(name));
+    await Promise.all([
+      submit("x", "X", "x", 50), // takes the worker; the rest queue in this order
+      submit("a1", "P", "a", 51),
+      submit("a2", "P", "a", 52),
+      submit("a3", "P", "a", 53),
+      submit("b1", "P", "b", 54),
+      submit("c1", "Q", "c", 55),
+    ]);
+    assert.deepEqual(order, ["x", "a1", "c1", "b1", "a2", "a3"]);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("kernel - pool: past the expected-wait bound or a partner's cap a job is refused at once", async () => {
+  const pool = new WorkerPool({
+    size: 1,
+    initialEstimateMs: 1000,
+    admission: { maxWaitMs: 100, partnerInFlight: 2 },
+  });
+  try {
+    await pool.warm();
+    const running = pool.evaluate(heavy(), { deadlineMs: 60_000, tenant: tenant("P", "a") });
+    // The running job is expected to take 1 s; the bound is 100 ms.
+    await assert.rejects(
+      pool.evaluate(bracket(), { tenant: tenant("Q", "b") }),
+      isEval("kernel_busy", "queue_full"),
+    );
+    const queued = new WorkerPool({ size: 1, admission: { partnerInFlight: 2 } });
+    try {
+      await queued.warm();
+      const jobs = [
+        queued.evaluate(heavy(), { deadlineMs: 60_000, tenant: tenant("P", "a") }),
+        queued.evaluate(bracket(), { deadlineMs: 60_000, tenant: tenant("P", "b") }),
+      ];
+      await assert.rejects(
+        queued.evaluate(bracket(), { tenant: tenant("P", "c") }),
+        isEval("kernel_busy", "partner_concurrency"),
+      );
+      await queued.close();
+      await Promise.allSettled(jobs);
+    } finally {
+      await queued.close();
+    }
+    await pool.close();
+    await assert.rejects(running, isEval("kernel_busy", "pool_closed"));
+  } finally {
+    await pool.close();
+  }
 });
 
 Deno.test("kernel - pool: a job that waits in the queue past its deadline is refused", async () => {

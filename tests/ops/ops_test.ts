@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { PrivateRedis } from "../_helpers/redis_server.ts";
 import { createKeyFixture, mint, rid, startTestServer } from "../_helpers/server.ts";
 
 Deno.test("ops - healthz and readyz report KV and Redis", async () => {
@@ -16,29 +17,13 @@ Deno.test("ops - healthz and readyz report KV and Redis", async () => {
 });
 
 Deno.test("ops - readyz answers 503 while Redis is down and mints keep working", async () => {
-  // A real, private redis-server that the test can stop.
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const redis = new Deno.Command("redis-server", {
-    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  let up = false;
-  for (let i = 0; i < 50 && !up; i++) {
-    try {
-      (await Deno.connect({ port, hostname: "127.0.0.1" })).close();
-      up = true;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  assert.ok(up, "private redis-server started");
-  const server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+  // A real, private redis-server that the test can stop (stalls: tests/redis/redis_stall_test.ts).
+  const redis = await PrivateRedis.start();
+  const server = await startTestServer({ env: { REDIS_URL: redis.url } });
   try {
     const f = await createKeyFixture(server.deps.kv);
     assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
-    redis.kill("SIGKILL");
-    await redis.status;
+    await redis.stop();
     const ready = await fetch(`${server.url}/readyz`);
     assert.equal(ready.status, 503);
     assert.equal((await ready.json()).checks.redis, "down");
@@ -49,10 +34,10 @@ Deno.test("ops - readyz answers 503 while Redis is down and mints keep working",
     assert.equal(res.status, 200, await res.clone().text());
     await res.body?.cancel();
   } finally {
-    try {
-      redis.kill("SIGKILL");
-    } catch { /* already stopped */ }
-    await server.close().catch(() => {});
+    // Cleanup deletes the test prefix on the private server, so it must be running.
+    if (!redis.running) await redis.restart();
+    await server.close();
+    await redis.stop();
   }
 });
 

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
-import { filePattern, resolveManifest } from "@/lib/web/router.ts";
-import type { Manifest } from "@/lib/web/context.ts";
+import { Hono } from "hono";
+import { problemResponse } from "@/lib/http/problem.ts";
+import { h } from "preact";
+import { filePattern, mountRoutes, resolveManifest } from "@/lib/web/router.ts";
+import type { AppEnv, Manifest } from "@/lib/web/context.ts";
 import manifest from "@/manifest.gen.ts";
 
 Deno.test("router - file paths become URL patterns", () => {
@@ -41,4 +44,41 @@ Deno.test("router - ROLE=kernel does not serve hub-only routes", () => {
   assert.ok(!patterns("kernel").includes("/api/v1/sdk/session-tokens"));
   assert.ok(!patterns("kernel").includes("/.well-known/jwks.json"));
   assert.ok(patterns("kernel").includes("/healthz"));
+});
+
+Deno.test("router - a page answers only the methods its handlers name", async (t) => {
+  const Page = ({ data }: { data: { n: number } }) => h("p", null, `n=${data.n}`);
+  const m: Manifest = {
+    baseUrl: "",
+    islands: {},
+    routes: {
+      // A result page: it renders only what its POST returns.
+      "./routes/roll.tsx": { handler: { POST: () => ({ data: { n: 1 } }) }, default: Page },
+      // A static page without handlers: GET renders it without data.
+      "./routes/about.tsx": { default: () => h("p", null, "about") },
+    },
+  };
+  const app = new Hono<AppEnv>();
+  app.onError((err) => problemResponse(err));
+  mountRoutes(app, m, "all");
+
+  await t.step("GET of a POST-only page is 405 with Allow, not an empty render", async () => {
+    const res = await app.request("/roll");
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("allow"), "POST");
+    assert.equal((await res.json()).code, "method_not_allowed");
+  });
+  await t.step("its POST renders the page with the handler's data", async () => {
+    const res = await app.request("/roll", { method: "POST" });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /n=1/);
+  });
+  await t.step("a page without handlers answers GET and HEAD, and 405 otherwise", async () => {
+    assert.match(await (await app.request("/about")).text(), /about/);
+    assert.equal((await app.request("/about", { method: "HEAD" })).status, 200);
+    const res = await app.request("/about", { method: "DELETE" });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("allow"), "GET, HEAD");
+    await res.body?.cancel();
+  });
 });

@@ -7,7 +7,7 @@
 import { configuratorPageCheck } from "@/lib/hub/configurator_mint.ts";
 import { configuratorErrorPage, islandPage } from "@/lib/web/islands_page.ts";
 import { type Handlers, hubDeps } from "@/lib/web/context.ts";
-import { toAppError } from "@/lib/http/problem.ts";
+import { problemHeaders, toAppError } from "@/lib/http/problem.ts";
 import Configurator from "@/islands/Configurator.tsx";
 
 export const config = { roles: ["hub" as const] };
@@ -22,12 +22,15 @@ export const handler: Handlers = {
     } catch (err) {
       const e = toAppError(err);
       ctx.set("problemCode", e.code);
-      return configuratorErrorPage(
+      const res = configuratorErrorPage(
         e.status,
         e.code,
         "This configurator cannot be shown",
         e.message,
       );
+      // An HTML answer to a problem carries the problem's headers (a 401's challenge).
+      for (const [name, value] of problemHeaders(e)) res.headers.set(name, value);
+      return res;
     }
     const origin = new URL(ctx.req.url).origin;
     // A separate render service (ROLE=kernel elsewhere) is configured as KERNEL_URL.

@@ -3,6 +3,7 @@
  * (same-origin; token bound to the hub's origin; the embedding parent must be an allowed origin of
  * the key). See lib/hub/configurator_mint.ts and docs/embedding.md.
  */
+import { requestClientIp } from "@/lib/http/client_ip.ts";
 import { readJsonBody } from "@/lib/http/json_body.ts";
 import { readRequestOrigin } from "@/lib/http/origin.ts";
 import { AppError } from "@/lib/http/problem.ts";
@@ -27,6 +28,7 @@ export const handler: Handlers = {
       origin: readRequestOrigin(ctx.req.raw.headers),
       hubOrigins,
       body,
+      clientIp: requestClientIp(ctx),
     });
     deps.metrics.mints.inc({ flow: "configurator", outcome: "ok" });
     return Response.json(

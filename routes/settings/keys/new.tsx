@@ -1,6 +1,7 @@
 /** GET /settings/keys/new — the form for a new key (it posts to /settings/keys). */
 import { KeyForm } from "@/components/settings/KeyForm.tsx";
 import { DEFAULT_RATE_LIMIT } from "@/lib/hub/rate_limit.ts";
+import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
 import { Shell } from "@/components/settings/Shell.tsx";
 import { partnerProjects } from "@/lib/auth/ownership.ts";
 import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
@@ -30,6 +31,10 @@ export default function NewKey({ data, nonce }: PageProps<NewKeyData>) {
     budget: "",
     ratePoints: String(DEFAULT_RATE_LIMIT.points),
     rateSeconds: String(DEFAULT_RATE_LIMIT.durationSeconds),
+    ipPoints: String(DEFAULT_CLIENT_IP_RATE_LIMIT.points),
+    ipSeconds: String(DEFAULT_CLIENT_IP_RATE_LIMIT.durationSeconds),
+    quotaDay: "",
+    quotaMonth: "",
   };
   return (
     <Shell {...data.frame} section="keys" nonce={nonce}>

@@ -2,13 +2,23 @@
 import { percent, Shell, When } from "@/components/settings/Shell.tsx";
 import { ownKey } from "@/lib/auth/ownership.ts";
 import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
-import { usageCsv, type UsageSummary, usageSummary } from "@/lib/hub/usage.ts";
+import {
+  quotaCounterReader,
+  type QuotaPeriodUsage,
+  type QuotaUsage,
+  quotaUsage,
+  usageCsv,
+  type UsageSummary,
+  usageSummary,
+} from "@/lib/hub/usage.ts";
+import { UNLIMITED_RENDER_QUOTA } from "@/lib/store/sdk_keys.ts";
 import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
 
 interface KeyUsageData {
   frame: SettingsFrame;
   label: string;
   usage: UsageSummary;
+  quota: QuotaUsage;
 }
 
 export const handler: Handlers = {
@@ -18,6 +28,13 @@ export const handler: Handlers = {
     const frame = await settingsFrame(ctx);
     const key = await ownKey(kv, ctx.get("account")!, ctx.req.param("keyId") ?? "");
     const usage = await usageSummary(kv, key.keyId);
+    const quota = await quotaUsage(
+      quotaCounterReader(ctx.var.deps),
+      key.keyId,
+      key.renderQuota ?? UNLIMITED_RENDER_QUOTA,
+      usage.rows,
+      ctx.var.deps.clock(),
+    );
     const format = ctx.req.query("format");
     const name = `usage-${key.keyId}`;
     if (format === "csv") {
@@ -31,16 +48,33 @@ export const handler: Handlers = {
     }
     if (format === "json") {
       const { rows, ...summary } = usage;
-      return Response.json({ ...summary, label: key.label, rows }, {
+      return Response.json({ ...summary, label: key.label, quota, rows }, {
         headers: {
           "content-disposition": `attachment; filename="${name}.json"`,
           "cache-control": "no-store",
         },
       });
     }
-    return page<KeyUsageData>({ frame, label: key.label, usage }, `Usage · ${key.label}`);
+    return page<KeyUsageData>(
+      { frame, label: key.label, usage, quota },
+      `Usage · ${key.label}`,
+    );
   },
 };
+
+/** One period's "used / limit" figure. */
+function QuotaStat(p: { id: string; label: string; period: QuotaPeriodUsage }) {
+  const used = p.period.used === null ? "unavailable" : String(p.period.used);
+  const limit = p.period.limit === null ? "unlimited" : String(p.period.limit);
+  return (
+    <div class="stat" data-stat={p.id} data-used={used} data-limit={limit}>
+      <b>
+        {used} / {limit}
+      </b>
+      <span>renders {p.label}</span>
+    </div>
+  );
+}
 
 export default function KeyUsage({ data, nonce }: PageProps<KeyUsageData>) {
   const u = data.usage;
@@ -77,11 +111,28 @@ export default function KeyUsage({ data, nonce }: PageProps<KeyUsageData>) {
           <b>{u.budgetExhausted}</b>
           <span>budget exhausted</span>
         </div>
+        <div class="stat" data-stat="quota-exceeded">
+          <b>{u.quotaExceeded}</b>
+          <span>quota exceeded</span>
+        </div>
         <div class="stat" data-stat="cache-hit-ratio">
           <b>{percent(u.cacheHitRatio)}</b>
           <span>cache hit ratio</span>
         </div>
       </div>
+      <section class="card" id="render-quota" data-source={data.quota.source}>
+        <h2>Render quota (UTC)</h2>
+        <div class="stats">
+          <QuotaStat id="quota-day" label="today" period={data.quota.day} />
+          <QuotaStat id="quota-month" label="this month" period={data.quota.month} />
+        </div>
+        <p class="muted">
+          {data.quota.source === "quota"
+            ? "Renders admitted against the quota (renders refused for capacity or stopped at their deadline are given back)."
+            : "No quota is set: renders are unlimited (counts are successful renders)."}{" "}
+          <a href={`/settings/keys/${u.keyId}`}>Change the quotas</a>
+        </p>
+      </section>
       <section class="card">
         <h2>Successful mints by origin</h2>
         {u.mintOrigins.length === 0 ? <p class="muted">None yet.</p> : (

@@ -1,5 +1,6 @@
 /** POST /api/v1/sdk/session-tokens — mint an `sv1.` session token (spec 4.1), both flows. */
 import { type CorsPolicy, preflightResponse, withCors } from "@/lib/http/cors.ts";
+import { requestClientIp } from "@/lib/http/client_ip.ts";
 import { readJsonBody } from "@/lib/http/json_body.ts";
 import { readRequestOrigin } from "@/lib/http/origin.ts";
 import { problemResponse, toAppError } from "@/lib/http/problem.ts";
@@ -39,7 +40,12 @@ export const handler: Handlers = {
     const flow = authorization === null ? "browser" : "server";
     try {
       const body = await readJsonBody(ctx.req.raw);
-      const result = await mintSessionToken(hubDeps(ctx), { authorization, origin, body });
+      const result = await mintSessionToken(hubDeps(ctx), {
+        authorization,
+        origin,
+        body,
+        clientIp: requestClientIp(ctx),
+      });
       deps.metrics.mints.inc({ flow, outcome: "ok" });
       const payload: MintResponse = {
         token: result.token,

@@ -14,6 +14,7 @@ import {
 import { formError } from "@/lib/auth/sign_in_flow.ts";
 import { explainOriginMatch, type OriginMatchExplanation } from "@/lib/http/origin_match.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
+import { invalidateRenderQuota } from "@/lib/kernel/render_quota.ts";
 import { browserFlowSnippet, serverFlowCurl } from "@/lib/hub/embed_snippets.ts";
 import { formValuesOf, keyInputFromForm, type SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import {
@@ -82,11 +83,17 @@ export const handler: Handlers = {
       const record = await editSdkKey(
         kv,
         before.keyId,
-        // A form without the rate fields keeps the key's policy.
-        { rateLimit: before.rateLimit, ...keyInputFromForm(data.frame.account.partnerId, values) },
+        // A form without the rate fields keeps the key's policies.
+        {
+          rateLimit: before.rateLimit,
+          clientIpRateLimit: before.clientIpRateLimit,
+          ...keyInputFromForm(data.frame.account.partnerId, values),
+        },
         clock(),
       );
       hubDeps(ctx).keys.invalidate(before.keyId);
+      // This process's render nodes see new quotas at once; others within 2 s (render_quota.ts).
+      invalidateRenderQuota(ctx.var.deps.render?.quotas, before.keyId);
       await appendAudit(kv, {
         partnerId: data.frame.account.partnerId,
         actor: { accountId: data.frame.account.id, email: data.frame.account.email },
@@ -99,6 +106,8 @@ export const handler: Handlers = {
           defaultTtlSeconds: record?.defaultTtlSeconds,
           maxTtlSeconds: record?.maxTtlSeconds,
           rateLimit: record?.rateLimit,
+          clientIpRateLimit: record?.clientIpRateLimit,
+          renderQuota: record?.renderQuota,
           budget: record?.budget,
         },
       }, clock());

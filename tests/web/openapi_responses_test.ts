@@ -1,0 +1,723 @@
+/**
+ * The OpenAPI document against real answers, as a validating proxy would check them: every
+ * documented operation, each of its documented statuses and each problem code it lists, with
+ * python-mode projects among them, goes through tests/web/_openapi_contract.ts. The test fails when
+ * an answer is not what the document says, when a documented status or code has no real answer
+ * here, and when an API route of the manifest is not in the document.
+ *
+ * The answers come from a running server with its Redis. Failures of dependencies (a Redis or KV
+ * outage, the evaluation pool refusing or losing a job) are produced by an app built on the same
+ * dependencies with the one that fails replaced by one that fails the way it does.
+ */
+import assert from "node:assert/strict";
+import type { Hono } from "hono";
+import { AppError } from "@/lib/http/problem.ts";
+import { generatePartnerKey } from "@/lib/hub/partner_key.ts";
+import { readProjectDir } from "@/lib/hub/project_dir.ts";
+import { setRenderQuota } from "@/lib/hub/sdk_keys.ts";
+import { publishProject } from "@/lib/hub/publish.ts";
+import type { Dag } from "@/lib/kernel/dag_types.ts";
+import { EvalError } from "@/lib/kernel/eval_errors.ts";
+import type { SessionClaims } from "@/lib/token/claims.ts";
+import { signToken } from "@/lib/token/sign.ts";
+import { createApp } from "@/lib/web/app.ts";
+import type { AppDeps, AppEnv, Method } from "@/lib/web/context.ts";
+import { resolveManifest } from "@/lib/web/router.ts";
+import { PYODIDE_VERSION } from "@/lib/web/sdk_assets.ts";
+import manifest from "@/manifest.gen.ts";
+import { cadparam, PROJECTS } from "../design/_python.ts";
+import { finishedDag, readProjectFixture } from "../_helpers/projects.ts";
+import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";
+import {
+  assemblyOf,
+  finish,
+  type InlineProject,
+  mintToken,
+  RENDER,
+  schemaWith,
+  setupRender,
+  tokenClaims,
+} from "../kernel/render_helpers.ts";
+import { setUpPartner } from "../settings/_setup.ts";
+import { ContractChecker, type OpenApiDoc } from "./_openapi_contract.ts";
+
+/** One real request: what it should be answered with, and how to send it. */
+interface Case {
+  name: string;
+  /** The problem code, or the status of a non-problem answer. */
+  expect: string | number;
+  request: () => Request | Promise<Request>;
+  /** An app with a failing dependency (default: the running server). */
+  via?: Hono<AppEnv>;
+}
+
+/** A case written as [name, expect, request]. */
+type Row = Case | [string, string | number, () => Request | Promise<Request>];
+
+/** `obj` with method `name` replaced (class instances keep their private state). */
+function replacing<T extends object>(obj: T, name: string, fn: unknown): T {
+  return new Proxy(obj, {
+    get(target, prop) {
+      if (prop === name) return fn;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A template that divides by a parameter that may be 0 (render_failed at evaluation). */
+const DIVIDING: InlineProject = {
+  template: assemblyOf({
+    gap: { op: "ParameterInput", parameter: "gap", fallback: 1 },
+    width: { op: "div", a: 10, b: { ref: "gap" } },
+    slab: { op: "box", size: [{ ref: "width" }, 5, 1] },
+  }, "slab"),
+  schema: schemaWith({ gap: { kind: "Int", type: "integer", default: 1, minimum: 0, maximum: 9 } }),
+};
+
+const SHELF = new URL("shelf/", PROJECTS);
+
+Deno.test("openapi - real answers of every documented operation, status and code match /openapi.json", async (t) => {
+  const server = await startTestServer();
+  try {
+    const base = server.url;
+    const kv = server.deps.kv;
+    const hub = server.deps.hub!;
+    const render = server.deps.render!;
+    const docRes = await fetch(`${base}/openapi.json`);
+    const doc: OpenApiDoc = await docRes.clone().json();
+    const checker = new ContractChecker(doc);
+    await checker.check(new Request(`${base}/openapi.json`), undefined, docRes);
+
+    /** A request to the server; `json` is sent as application/json. */
+    const req = (
+      method: Method,
+      path: string,
+      init: { headers?: Record<string, string>; json?: unknown; body?: string } = {},
+    ) => {
+      const headers = new Headers(init.headers);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set("content-type", "application/json");
+        body = JSON.stringify(init.json);
+      }
+      return new Request(`${base}${path}`, { method, headers, body });
+    };
+    const bearer = (token: string, origin: string) => ({
+      authorization: `Bearer ${token}`,
+      origin,
+    });
+
+    // Data: a template project, a python-mode one, an unpublished one, rate-limited keys, a
+    // one-render budget, a project whose evaluation fails, a key with no render quota left, and
+    // a settings partner whose key (and so its token) is revoked before the cases run.
+    const plate = await setupRender(kv, base, { budget: 100 });
+    const once = await setupRender(kv, base, { budget: 1 });
+    const dividing = await setupRender(kv, base, { budget: 10 }, DIVIDING);
+    const noQuota = await setupRender(kv, base, { budget: 10 });
+    await setRenderQuota(kv, noQuota.keyId, { day: 0 });
+    const oneMint = { rateLimit: { points: 1, durationSeconds: 60 } };
+    const limited = await createKeyFixture(kv, oneMint);
+    const limitedHosted = await createKeyFixture(kv, oneMint);
+    await publishProject(kv, limitedHosted.project, await readProjectFixture("plate"));
+    const unpublished = await createKeyFixture(kv);
+    const unpublishedToken = await mintToken(base, unpublished);
+    const python = await createKeyFixture(kv);
+    await publishProject(kv, python.project, await readProjectDir(SHELF));
+    const pythonToken = await mintToken(base, python);
+    const shelfDag: Dag = JSON.parse(
+      await cadparam(["run", new URL("design.py", SHELF).pathname, "--values", '{"boards":3}']),
+    );
+    const own = await setUpPartner(base, "Contract");
+    const ownMint = await mint(base, { keyId: own.keyId, projectId: own.project }, {
+      origin: own.origin,
+    });
+    assert.equal(ownMint.status, 200);
+    const ownToken: string = (await ownMint.json()).token;
+    const revoked = await own.client.post(`/settings/keys/${own.keyId}/revoke`, {});
+    await revoked.body?.cancel();
+    assert.equal(revoked.status, 303);
+
+    const signing = hub.keyring.signingKey();
+    const now = Math.floor(Date.now() / 1000);
+    const expiredToken = signToken({
+      ...(tokenClaims(plate.token) as unknown as SessionClaims),
+      iat: now - 3660,
+      exp: now - 3600,
+      kid: signing.kid,
+    }, signing);
+    const plateDag = await finishedDag("plate");
+    const outOfRange = structuredClone(plateDag);
+    const nodes = outOfRange.nodes as unknown as Record<string, Record<string, unknown>>;
+    for (const node of Object.values(nodes)) {
+      if (node.op === "ParameterInput" && node.parameter === "width") node.value = 1_000_000;
+    }
+    const stranger = await generatePartnerKey();
+    const big = "x".repeat(300_000);
+
+    // Apps on the server's dependencies with one of them failing.
+    const unavailable = () =>
+      Promise.reject(new AppError("service_unavailable", "Redis is unreachable."));
+    const withDeps = (deps: Partial<AppDeps>) => createApp({ ...server.deps, ...deps }, manifest);
+    const pool = (err: EvalError) =>
+      withDeps({ render: replacing(render, "evaluate", () => Promise.reject(err)) });
+    const revocationsDown = withDeps({
+      render: replacing(render, "revocations", { isRevoked: unavailable }),
+    });
+    const budgetsDown = withDeps({ hub: replacing(hub, "budgets", { open: unavailable }) });
+    const kvDown = withDeps({
+      kv: replacing(kv, "get", () => Promise.reject(new Error("KV is unreachable"))),
+    });
+
+    const configurator = (
+      project: string,
+      body: unknown,
+      origin = base,
+    ) => req("POST", `/configurator/${project}/session-token`, { headers: { origin }, json: body });
+    const configuratorBody = (f: { keyId: string; project: string; origin: string }) => ({
+      keyId: f.keyId,
+      projectId: f.project,
+      parentOrigin: f.origin,
+    });
+
+    const mintCases = (): Row[] => {
+      const m = (body: unknown, headers: Record<string, string> = {}) =>
+        req("POST", "/api/v1/sdk/session-tokens", { headers, json: body });
+      const browser = { keyId: plate.keyId, projectId: plate.project };
+      const origin = { origin: plate.origin };
+      return [
+        ["mint: browser flow", 200, () => m(browser, origin)],
+        ["mint: server flow", 200, () =>
+          m({ projectId: plate.project, origin: plate.origin }, {
+            authorization: `Bearer ${plate.key}`,
+          })],
+        ["mint: bad JSON", "invalid_body", () =>
+          req("POST", "/api/v1/sdk/session-tokens", {
+            headers: { ...origin, "content-type": "application/json" },
+            body: "{",
+          })],
+        ["mint: browser flow without Origin", "origin_required", () => m(browser)],
+        ["mint: no credentials", "unauthenticated", () => m({ projectId: plate.project }, origin)],
+        [
+          "mint: a malformed secret key",
+          "invalid_key_format",
+          () =>
+            m({ projectId: plate.project, origin: plate.origin }, {
+              authorization: "Bearer sdk_not_a_key",
+            }),
+        ],
+        [
+          "mint: an unknown secret key",
+          "invalid_credentials",
+          () =>
+            m({ projectId: plate.project, origin: plate.origin }, {
+              authorization: `Bearer ${stranger.plaintext}`,
+            }),
+        ],
+        [
+          "mint: an unknown keyId",
+          "unknown_key",
+          () => m({ ...browser, keyId: stranger.keyId }, origin),
+        ],
+        [
+          "mint: a revoked key",
+          "key_revoked",
+          () => m({ keyId: own.keyId, projectId: own.project }, { origin: own.origin }),
+        ],
+        [
+          "mint: another origin",
+          "origin_not_allowed",
+          () => m(browser, { origin: "https://elsewhere.example" }),
+        ],
+        [
+          "mint: another project",
+          "project_not_allowed",
+          () => m({ ...browser, projectId: python.project }, origin),
+        ],
+        ["mint: too large", "body_too_large", () => m({ ...browser, pad: big }, origin)],
+        [
+          "mint: not JSON",
+          "unsupported_media_type",
+          () => req("POST", "/api/v1/sdk/session-tokens", { headers: origin, body: "x" }),
+        ],
+        ["mint: an unknown member", "validation_failed", () => m({ ...browser, extra: 1 }, origin)],
+        [
+          "mint: body origin ≠ Origin",
+          "origin_conflict",
+          () => m({ ...browser, origin: "https://elsewhere.example" }, origin),
+        ],
+        [
+          "mint: ttl too short",
+          "ttl_out_of_bounds",
+          () => m({ ...browser, ttlSeconds: 10 }, origin),
+        ],
+        [
+          "mint: rate limited (the first of two)",
+          200,
+          () => m({ keyId: limited.keyId, projectId: limited.project }, { origin: limited.origin }),
+        ],
+        [
+          "mint: rate limited",
+          "rate_limited",
+          () => m({ keyId: limited.keyId, projectId: limited.project }, { origin: limited.origin }),
+        ],
+        ["mint: preflight", 204, () =>
+          req("OPTIONS", "/api/v1/sdk/session-tokens", {
+            headers: { origin: plate.origin, "access-control-request-method": "POST" },
+          })],
+        {
+          name: "mint: budgets unknown",
+          expect: "service_unavailable",
+          via: budgetsDown,
+          request: () => m(browser, origin),
+        },
+      ];
+    };
+    const assetCases = (what: string, path: string): Row[] => {
+      const dir = path.slice(0, path.lastIndexOf("/") + 1);
+      return [
+        [`${what}`, 200, () => req("GET", path)],
+        [`${what}: not modified`, 304, async () => {
+          const res = await fetch(`${base}${path}`);
+          await res.body?.cancel();
+          return req("GET", path, { headers: { "if-none-match": res.headers.get("etag")! } });
+        }],
+        [`${what}: unknown file`, "not_found", () => req("GET", `${dir}no-such-file`)],
+      ];
+    };
+
+    const rows: Row[] = [
+      // Render (a fresh width per evaluation that must miss the caches).
+      [
+        "render: a template project",
+        200,
+        () =>
+          req("POST", RENDER, {
+            headers: bearer(plate.token, plate.origin),
+            json: { dag: plateDag },
+          }),
+      ],
+      ["render: a python-mode project", 200, () =>
+        req("POST", RENDER, {
+          headers: bearer(pythonToken, python.origin),
+          json: { dag: shelfDag },
+        })],
+      ["render: bad JSON", "invalid_body", () =>
+        req("POST", RENDER, {
+          headers: { ...bearer(plate.token, plate.origin), "content-type": "application/json" },
+          body: "{",
+        })],
+      [
+        "render: no token",
+        "invalid_token",
+        () => req("POST", RENDER, { headers: { origin: plate.origin }, json: { dag: plateDag } }),
+      ],
+      ["render: an expired token", "token_expired", () =>
+        req("POST", RENDER, {
+          headers: bearer(expiredToken, plate.origin),
+          json: { dag: plateDag },
+        })],
+      [
+        "render: a revoked key's token",
+        "token_revoked",
+        () =>
+          req("POST", RENDER, { headers: bearer(ownToken, own.origin), json: { dag: plateDag } }),
+      ],
+      ["render: another origin", "origin_mismatch", () =>
+        req("POST", RENDER, {
+          headers: bearer(plate.token, "https://elsewhere.example"),
+          json: { dag: plateDag },
+        })],
+      ["render: another kernel", "unknown_kernel", () =>
+        req("POST", "/v1/kernels/cgal/render", {
+          headers: bearer(plate.token, plate.origin),
+          json: { dag: plateDag },
+        })],
+      ["render: an unpublished project", "unknown_project_version", () =>
+        req("POST", RENDER, {
+          headers: bearer(unpublishedToken, unpublished.origin),
+          json: { dag: plateDag },
+        })],
+      ["render: too large", "body_too_large", () =>
+        req("POST", RENDER, {
+          headers: bearer(plate.token, plate.origin),
+          json: { dag: plateDag, pad: big },
+        })],
+      [
+        "render: not JSON",
+        "unsupported_media_type",
+        () => req("POST", RENDER, { headers: bearer(plate.token, plate.origin), body: "x" }),
+      ],
+      [
+        "render: not a render body",
+        "validation_failed",
+        () => req("POST", RENDER, { headers: bearer(plate.token, plate.origin), json: { dag: 1 } }),
+      ],
+      ["render: not an instance of the template", "invalid_dag", () =>
+        req("POST", RENDER, {
+          headers: bearer(plate.token, plate.origin),
+          json: { dag: { dag: 1, nodes: {}, output: "x" } },
+        })],
+      ["render: a python-mode DAG with a slot", "invalid_dag", () => {
+        const dag = structuredClone(shelfDag);
+        (dag.nodes as Record<string, unknown>).slot = {
+          op: "ParameterInput",
+          parameter: "boards",
+          fallback: 4,
+        };
+        return req("POST", RENDER, { headers: bearer(pythonToken, python.origin), json: { dag } });
+      }],
+      ["render: a value out of range", "invalid_parameters", () =>
+        req("POST", RENDER, {
+          headers: bearer(plate.token, plate.origin),
+          json: { dag: outOfRange },
+        })],
+      ["render: a division by zero", "render_failed", () =>
+        req("POST", RENDER, {
+          headers: bearer(dividing.token, dividing.origin),
+          json: { dag: finish(DIVIDING, { gap: 0 }) },
+        })],
+      [
+        "render: a spent budget (the first of two)",
+        200,
+        () =>
+          req("POST", RENDER, {
+            headers: bearer(once.token, once.origin),
+            json: { dag: plateDag },
+          }),
+      ],
+      [
+        "render: a spent budget",
+        "budget_exhausted",
+        () =>
+          req("POST", RENDER, {
+            headers: bearer(once.token, once.origin),
+            json: { dag: plateDag },
+          }),
+      ],
+      ["render: a spent quota", "quota_exceeded", () =>
+        req("POST", RENDER, {
+          headers: bearer(noQuota.token, noQuota.origin),
+          json: { dag: plateDag },
+        })],
+      ...([
+        ["a crashed worker", new EvalError("internal_error", "worker_crashed", "crashed")],
+        [
+          "past the deadline",
+          new EvalError("render_timeout", "deadline", "late", { retryAfter: 1 }),
+        ],
+        ["not admitted", new EvalError("kernel_busy", "queue_full", "busy", { retryAfter: 2 })],
+      ] as const).map(([what, err], i): Case => ({
+        name: `render: ${what}`,
+        expect: err.code,
+        via: pool(err),
+        request: async () =>
+          req("POST", RENDER, {
+            headers: bearer(plate.token, plate.origin),
+            json: { dag: await finishedDag("plate", { width: 100 + i }) },
+          }),
+      })),
+      {
+        name: "render: revocations unknown",
+        expect: "service_unavailable",
+        via: revocationsDown,
+        request: () =>
+          req("POST", RENDER, {
+            headers: bearer(plate.token, plate.origin),
+            json: { dag: plateDag },
+          }),
+      },
+      ["render: preflight", 204, () =>
+        req("OPTIONS", RENDER, {
+          headers: {
+            origin: plate.origin,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "authorization, content-type",
+          },
+        })],
+
+      // Projects.
+      ["project: template mode", 200, () => req("GET", `/api/v1/projects/${plate.project}`)],
+      ["project: python mode", 200, () => req("GET", `/api/v1/projects/${python.project}`)],
+      [
+        "project: a named version",
+        200,
+        () => req("GET", `/api/v1/projects/${plate.project}?version=1`),
+      ],
+      ["project: not modified", 304, async () => {
+        const res = await fetch(`${base}/api/v1/projects/${plate.project}`);
+        await res.body?.cancel();
+        return req("GET", `/api/v1/projects/${plate.project}`, {
+          headers: { "if-none-match": res.headers.get("etag")! },
+        });
+      }],
+      [
+        "project: unknown",
+        "unknown_project_version",
+        () => req("GET", "/api/v1/projects/no-such-project"),
+      ],
+      [
+        "project: a bad version",
+        "validation_failed",
+        () => req("GET", `/api/v1/projects/${plate.project}?version=zero`),
+      ],
+
+      // Mint.
+      ...mintCases(),
+
+      // The hosted configurator's mint.
+      ["configurator mint", 200, () => configurator(plate.project, configuratorBody(plate))],
+      [
+        "configurator mint: bad JSON",
+        "invalid_body",
+        () =>
+          req("POST", `/configurator/${plate.project}/session-token`, {
+            headers: { origin: base, "content-type": "application/json" },
+            body: "{",
+          }),
+      ],
+      [
+        "configurator mint: not JSON",
+        "unsupported_media_type",
+        () =>
+          req("POST", `/configurator/${plate.project}/session-token`, {
+            headers: { origin: base },
+            body: "x",
+          }),
+      ],
+      [
+        "configurator mint: too large",
+        "body_too_large",
+        () => configurator(plate.project, { ...configuratorBody(plate), pad: big }),
+      ],
+      [
+        "configurator mint: unknown key",
+        "unknown_key",
+        () =>
+          configurator(plate.project, { ...configuratorBody(plate), keyId: `k${"a".repeat(25)}` }),
+      ],
+      [
+        "configurator mint: revoked key",
+        "key_revoked",
+        () => configurator(own.project, configuratorBody(own)),
+      ],
+      [
+        "configurator mint: not a hub page",
+        "origin_not_allowed",
+        () => configurator(plate.project, configuratorBody(plate), plate.origin),
+      ],
+      [
+        "configurator mint: a project the key may not show",
+        "project_not_allowed",
+        () =>
+          configurator(python.project, { ...configuratorBody(plate), projectId: python.project }),
+      ],
+      [
+        "configurator mint: projectId is not the path's",
+        "validation_failed",
+        () =>
+          configurator(plate.project, { ...configuratorBody(plate), projectId: python.project }),
+      ],
+      [
+        "configurator mint: rate limited (the first of two)",
+        200,
+        () => configurator(limitedHosted.project, configuratorBody(limitedHosted)),
+      ],
+      [
+        "configurator mint: rate limited",
+        "rate_limited",
+        () => configurator(limitedHosted.project, configuratorBody(limitedHosted)),
+      ],
+      {
+        name: "configurator mint: budgets unknown",
+        expect: "service_unavailable",
+        via: budgetsDown,
+        request: () => configurator(plate.project, configuratorBody(plate)),
+      },
+
+      // Signed configurations.
+      ["sign a configuration", 200, () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(plate.token, plate.origin),
+          json: { values: { width: 90 } },
+        })],
+      ["sign: bad JSON", "invalid_body", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: { ...bearer(plate.token, plate.origin), "content-type": "application/json" },
+          body: "{",
+        })],
+      ["sign: not JSON", "unsupported_media_type", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(plate.token, plate.origin),
+          body: "x",
+        })],
+      ["sign: too large", "body_too_large", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(plate.token, plate.origin),
+          json: { values: {}, pad: big },
+        })],
+      ["sign: no token", "invalid_token", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: { origin: plate.origin },
+          json: { values: {} },
+        })],
+      ["sign: an expired token", "token_expired", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(expiredToken, plate.origin),
+          json: { values: {} },
+        })],
+      ["sign: a revoked key's token", "token_revoked", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(ownToken, own.origin),
+          json: { values: {} },
+        })],
+      ["sign: another origin", "origin_mismatch", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(plate.token, "https://elsewhere.example"),
+          json: { values: {} },
+        })],
+      [
+        "sign: an unpublished version",
+        "unknown_project_version",
+        () =>
+          req("POST", "/sdk/v1/configurations", {
+            headers: bearer(plate.token, plate.origin),
+            json: { values: {}, version: 99 },
+          }),
+      ],
+      [
+        "sign: not a configuration body",
+        "validation_failed",
+        () =>
+          req("POST", "/sdk/v1/configurations", {
+            headers: bearer(plate.token, plate.origin),
+            json: { values: 1 },
+          }),
+      ],
+      [
+        "sign: a value out of range",
+        "invalid_parameters",
+        () =>
+          req("POST", "/sdk/v1/configurations", {
+            headers: bearer(plate.token, plate.origin),
+            json: { values: { width: 1_000_000 } },
+          }),
+      ],
+      ["sign: a python-mode project", "invalid_dag", () =>
+        req("POST", "/sdk/v1/configurations", {
+          headers: bearer(pythonToken, python.origin),
+          json: { values: {} },
+        })],
+      {
+        name: "sign: revocations unknown",
+        expect: "service_unavailable",
+        via: revocationsDown,
+        request: () =>
+          req("POST", "/sdk/v1/configurations", {
+            headers: bearer(plate.token, plate.origin),
+            json: { values: {} },
+          }),
+      },
+      ["sign: preflight", 204, () =>
+        req("OPTIONS", "/sdk/v1/configurations", {
+          headers: { origin: plate.origin, "access-control-request-method": "POST" },
+        })],
+      ["verify: valid", 200, async () => {
+        const signed = await fetch(`${base}/sdk/v1/configurations`, {
+          method: "POST",
+          headers: { ...bearer(plate.token, plate.origin), "content-type": "application/json" },
+          body: JSON.stringify({ values: {} }),
+        });
+        const { configuration } = await signed.json();
+        return req("POST", "/sdk/v1/configurations/verify", { json: { configuration } });
+      }],
+      [
+        "verify: not valid",
+        200,
+        () => req("POST", "/sdk/v1/configurations/verify", { json: { configuration: "a.b.c" } }),
+      ],
+      ["verify: bad JSON", "invalid_body", () =>
+        req("POST", "/sdk/v1/configurations/verify", {
+          headers: { "content-type": "application/json" },
+          body: "{",
+        })],
+      [
+        "verify: not JSON",
+        "unsupported_media_type",
+        () => req("POST", "/sdk/v1/configurations/verify", { body: "x" }),
+      ],
+      [
+        "verify: too large",
+        "body_too_large",
+        () => req("POST", "/sdk/v1/configurations/verify", { json: { configuration: big } }),
+      ],
+      [
+        "verify: no configuration",
+        "validation_failed",
+        () => req("POST", "/sdk/v1/configurations/verify", { json: {} }),
+      ],
+
+      // Keys, problem types, this document, operations.
+      ["jwks", 200, () => req("GET", "/.well-known/jwks.json")],
+      ["problem type", 200, () => req("GET", "/problems/not_found")],
+      ["problem type: unknown", "not_found", () => req("GET", "/problems/no_such_code")],
+      ["healthz", 200, () => req("GET", "/healthz")],
+      ["readyz", 200, () => req("GET", "/readyz")],
+      { name: "readyz: KV down", expect: 503, via: kvDown, request: () => req("GET", "/readyz") },
+      ["metrics", 200, () => req("GET", "/metrics")],
+
+      // SDK files.
+      ["embed.js", 200, () => req("GET", "/sdk/v1/embed.js")],
+      ["embed.js: preflight", 204, () => req("OPTIONS", "/sdk/v1/embed.js")],
+      ["preact.js", 200, () => req("GET", "/sdk/v1/preact.js")],
+      ["preact.js: preflight", 204, () => req("OPTIONS", "/sdk/v1/preact.js")],
+      ...assetCases("pyodide", `/sdk/v1/pyodide/${PYODIDE_VERSION}/pyodide.mjs`),
+      ...assetCases("python runtime", "/sdk/v1/python/cadparam.json"),
+    ];
+    const cases: Case[] = rows.map((c) =>
+      Array.isArray(c) ? { name: c[0], expect: c[1], request: c[2] } : c
+    );
+
+    for (const c of cases) {
+      await t.step(c.name, async () => {
+        const request = await c.request();
+        const body = request.body ? await request.clone().text() : undefined;
+        const res = await (c.via ? c.via.fetch(request) : fetch(request));
+        const got = await checker.check(request, body, res);
+        assert.equal(got.code ?? got.status, c.expect, JSON.stringify(got.body)?.slice(0, 300));
+      });
+    }
+
+    await t.step("every documented status and problem code was answered for real", () => {
+      assert.deepEqual(checker.uncovered(), []);
+    });
+
+    await t.step("every API route of the manifest is documented, each of its methods", async () => {
+      const documented = new Set(checker.operations());
+      const missing: string[] = [];
+      let apiRoutes = 0;
+      for (const route of resolveManifest(manifest, "all").routes) {
+        // The settings UI (HTML forms and redirects, docs/settings.md) and pages are not the API.
+        if (/^\/(settings|auth)(\/|$)/.test(route.pattern) || route.module.default) continue;
+        const handlers = route.module.handler ?? {};
+        if (handlers.GET) {
+          const path = route.pattern.replace(/:[A-Za-z_]+/g, plate.project);
+          const res = await fetch(`${base}${path}?key=${plate.keyId}`);
+          await res.body?.cancel();
+          if ((res.headers.get("content-type") ?? "").startsWith("text/html")) continue;
+        }
+        apiRoutes++;
+        const template = route.pattern.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+        for (const method of Object.keys(handlers)) {
+          if (method !== "HEAD" && !documented.has(`${method} ${template}`)) {
+            missing.push(`${method} ${template}`);
+          }
+        }
+      }
+      assert.ok(apiRoutes >= 15, `${apiRoutes} API routes`);
+      assert.deepEqual(missing, []);
+    });
+  } finally {
+    await server.close();
+  }
+});
