@@ -4,16 +4,16 @@
  * render pipeline spends one unit per render after the token's budget, and gives it back when the
  * render was not served (refused for capacity, stopped at its deadline).
  *
- * Quota settings live on the key record in Deno KV and are cached here for at most
- * `QUOTA_CACHE_TTL_MS`, like the mint path's key cache: an edit reaches every render node within
- * that bound. A key without quotas (the default) costs one in-process cache lookup per render and
+ * Quota settings live on the key record in Deno KV, read through the key cache
+ * (lib/hub/key_cache.ts, the mint path's own when one process serves both): an edit reaches every
+ * render node within its 2 s bound. A key without quotas (the default) costs one in-process cache lookup per render and
  * no Redis call. Counting is lib/redis/render_quota_store.ts.
  */
-import { LRUCache } from "lru-cache";
 import { AppError } from "../http/problem.ts";
+import { SdkKeyCache } from "../hub/key_cache.ts";
 import type { QuotaCounts, QuotaPeriod, RenderQuotaStore } from "../redis/render_quota_store.ts";
 import { quotaPeriods } from "../redis/render_quota_store.ts";
-import { getSdkKey, type RenderQuota, UNLIMITED_RENDER_QUOTA } from "../store/sdk_keys.ts";
+import { type RenderQuota, UNLIMITED_RENDER_QUOTA } from "../store/sdk_keys.ts";
 
 /** Counts renders against a key's daily and monthly quotas. */
 export interface RenderQuotaGate {
@@ -26,9 +26,6 @@ export interface RenderQuotaGate {
 /** The largest quota a key may set (per day or per month). */
 export const RENDER_QUOTA_MAX = 1_000_000_000;
 
-/** Default staleness bound of cached quota settings, in milliseconds. */
-export const QUOTA_CACHE_TTL_MS = 2000;
-
 /**
  * The render quota gate: quota settings from KV (cached), counts in a `RenderQuotaStore`.
  *
@@ -39,28 +36,24 @@ export const QUOTA_CACHE_TTL_MS = 2000;
  * ```
  */
 export class RenderQuotas implements RenderQuotaGate {
-  readonly #kv: Deno.Kv;
+  readonly #keys: Pick<SdkKeyCache, "get" | "invalidate">;
   readonly #store: RenderQuotaStore;
   readonly #clock: () => number;
-  readonly #settings: LRUCache<string, Promise<RenderQuota>>;
 
-  /** Reads settings from `kv` (cached `ttlMs`, at most `max` keys) and counts in `store`. */
+  /**
+   * Reads settings through `keys` (default: a key cache over `kv`, records cached `ttlMs`) and
+   * counts in `store`.
+   */
   constructor(options: {
     kv: Deno.Kv;
     store: RenderQuotaStore;
     clock?: () => number;
+    keys?: Pick<SdkKeyCache, "get" | "invalidate">;
     ttlMs?: number;
-    max?: number;
   }) {
-    this.#kv = options.kv;
+    this.#keys = options.keys ?? new SdkKeyCache(options.kv, { ttlMs: options.ttlMs });
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
-    this.#settings = new LRUCache({
-      max: options.max ?? 10_000,
-      ttl: options.ttlMs ?? QUOTA_CACHE_TTL_MS,
-      // A clock read per get instead of a timer per millisecond (see lib/hub/key_cache.ts).
-      ttlResolution: 0,
-    });
   }
 
   /** Counts one render; throws `quota_exceeded`, or `service_unavailable` when a store is down. */
@@ -86,35 +79,21 @@ export class RenderQuotas implements RenderQuotaGate {
 
   /** Forgets the cached settings of `keyId` (after an edit made by this process). */
   invalidate(keyId: string): void {
-    this.#settings.delete(keyId);
+    this.#keys.invalidate(keyId);
   }
 
-  /** The key's quota settings; concurrent misses share one KV read. */
-  #quotaOf(keyId: string): Promise<RenderQuota> {
-    const hit = this.#settings.get(keyId);
-    if (hit) return hit;
-    const read = getSdkKey(this.#kv, keyId).then(
-      (record) => record?.renderQuota ?? UNLIMITED_RENDER_QUOTA,
-      (err: unknown) => {
-        if (this.#settings.peek(keyId) === read) this.#settings.delete(keyId);
-        throw new AppError(
-          "service_unavailable",
-          "Render quotas cannot be read right now; no render was served. Retry shortly.",
-          { cause: err, headers: { "Retry-After": "1" } },
-        );
-      },
-    );
-    this.#settings.set(keyId, read);
-    return read;
+  /** The key's quota settings; a KV failure fails closed (a quota is money). */
+  async #quotaOf(keyId: string): Promise<RenderQuota> {
+    try {
+      return (await this.#keys.get(keyId))?.renderQuota ?? UNLIMITED_RENDER_QUOTA;
+    } catch (err) {
+      throw new AppError(
+        "service_unavailable",
+        "Render quotas cannot be read right now; no render was served. Retry shortly.",
+        { cause: err, headers: { "Retry-After": "1" } },
+      );
+    }
   }
-}
-
-/**
- * Forgets `keyId`'s cached quota settings when `gate` is this process's `RenderQuotas` (a process
- * serving both the settings and renders); other gates see an edit within their cache bound.
- */
-export function invalidateRenderQuota(gate: unknown, keyId: string): void {
-  if (gate instanceof RenderQuotas) gate.invalidate(keyId);
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Keyring } from "../token/keyring.ts";
 import { CachingTokenVerifier } from "../token/verified_cache.ts";
 import type { RenderServices } from "../web/context.ts";
 import { CheckedBodies } from "./checked_bodies.ts";
+import type { SdkKeyCache } from "../hub/key_cache.ts";
 import { RenderQuotas } from "./render_quota.ts";
 import { MemoryRenderQuotaStore, RedisRenderQuotaStore } from "../redis/render_quota_store.ts";
 import { ProjectTemplates } from "./project_templates.ts";
@@ -26,6 +27,8 @@ export function buildRenderServices(options: {
   redis?: RedisClient;
   log: Logger;
   clock: () => number;
+  /** The hub's key cache when this process is also the hub (one cache, one invalidation). */
+  keys?: SdkKeyCache;
   /** The process's budget store (shared with the hub's mint when both run here). */
   budgets: BudgetStore;
   /** The hub's keyring when this process is also the hub; else the JWKS is fetched. */
@@ -69,6 +72,7 @@ export function buildRenderServices(options: {
     checkedBodies: new CheckedBodies(),
     quotas: new RenderQuotas({
       kv,
+      keys: options.keys,
       store: redis
         ? new RedisRenderQuotaStore(redis, config.redisPrefix)
         : new MemoryRenderQuotaStore(),

@@ -21,6 +21,7 @@ import { LRUCache } from "lru-cache";
 import { AppError } from "../http/problem.ts";
 import { CLOCK_LEEWAY_S } from "../token/claims.ts";
 import type { RedisClient } from "./client.ts";
+import { RedisUnavailableError } from "./deadline.ts";
 import { RedisScript } from "./script.ts";
 
 /** The result of spending one render: whether it was allowed and what is left (null = unlimited). */
@@ -90,7 +91,10 @@ export class RedisBudgetStore implements BudgetStore {
         expiration: { type: "EXAT", value: exp + BUDGET_GRACE_S },
       });
     } catch (err) {
-      throw unavailable("Render budgets cannot be opened right now; no token was issued.", err);
+      throw new RedisUnavailableError(
+        "Render budgets cannot be opened right now; no token was issued.",
+        err,
+      );
     }
   }
 
@@ -101,7 +105,7 @@ export class RedisBudgetStore implements BudgetStore {
     try {
       left = Number(await this.#spend.run([this.#key(jti)], [String(budget)]));
     } catch (err) {
-      throw unavailable(
+      throw new RedisUnavailableError(
         "Render budgets cannot be checked right now; no render was served. Retry shortly.",
         err,
       );
@@ -164,13 +168,6 @@ export class MemoryBudgetStore implements BudgetStore {
     const entry = this.#used.get(jti);
     return entry && this.#clock() <= entry.untilMs ? entry : undefined;
   }
-}
-
-function unavailable(message: string, cause: unknown): AppError {
-  return new AppError("service_unavailable", message, {
-    cause,
-    headers: { "Retry-After": "1" },
-  });
 }
 
 function budgetReset(): AppError {

@@ -10,9 +10,9 @@
  * A Redis failure on a spend fails closed with `service_unavailable` (a quota is money).
  */
 import { LRUCache } from "lru-cache";
-import { AppError } from "../http/problem.ts";
 import type { RenderQuota } from "../store/sdk_keys.ts";
 import type { RedisClient } from "./client.ts";
+import { RedisUnavailableError } from "./deadline.ts";
 import { RedisScript } from "./script.ts";
 
 /** A quota period: the UTC day or the UTC month. */
@@ -119,10 +119,9 @@ export class RedisRenderQuotaStore implements RenderQuotaStore {
         expiry(p.monthEndsAt),
       ])) as number[];
     } catch (err) {
-      throw new AppError(
-        "service_unavailable",
+      throw new RedisUnavailableError(
         "Render quotas cannot be checked right now; no render was served. Retry shortly.",
-        { cause: err, headers: { "Retry-After": "1" } },
+        err,
       );
     }
     const [outcome, a, b] = reply.map(Number);

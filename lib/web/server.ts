@@ -53,9 +53,16 @@ export async function buildDeps(
   const hub = config.role === "kernel"
     ? undefined
     : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });
-  const render = config.role === "hub"
-    ? undefined
-    : buildRenderServices({ config, kv, redis, log, clock, budgets, keyring: hub?.keyring });
+  const render = config.role === "hub" ? undefined : buildRenderServices({
+    config,
+    kv,
+    redis,
+    log,
+    clock,
+    budgets,
+    keyring: hub?.keyring,
+    keys: hub?.keys,
+  });
   const usage = new UsageRecorder(kv, { clock, log });
   if (hub) hub.usage = usage;
   const signInThrottle = hub

@@ -14,7 +14,6 @@ import {
 import { formError } from "@/lib/auth/sign_in_flow.ts";
 import { explainOriginMatch, type OriginMatchExplanation } from "@/lib/http/origin_match.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
-import { invalidateRenderQuota } from "@/lib/kernel/render_quota.ts";
 import { browserFlowSnippet, serverFlowCurl } from "@/lib/hub/embed_snippets.ts";
 import { formValuesOf, keyInputFromForm, type SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import {
@@ -91,9 +90,9 @@ export const handler: Handlers = {
         },
         clock(),
       );
+      // The mint path and this process's render quotas share this cache; other nodes see the
+      // edit within its 2 s bound.
       hubDeps(ctx).keys.invalidate(before.keyId);
-      // This process's render nodes see new quotas at once; others within 2 s (render_quota.ts).
-      invalidateRenderQuota(ctx.var.deps.render?.quotas, before.keyId);
       await appendAudit(kv, {
         partnerId: data.frame.account.partnerId,
         actor: { accountId: data.frame.account.id, email: data.frame.account.email },
