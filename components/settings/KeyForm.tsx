@@ -99,30 +99,12 @@ export function KeyForm(p: KeyFormProps) {
           {" "}
           s).
         </span>
-        <div class="row">
-          <label>
-            Mints per window
-            <input
-              type="number"
-              name="ratePoints"
-              min={RATE_LIMIT_BOUNDS.minPoints}
-              max={RATE_LIMIT_BOUNDS.maxPoints}
-              required
-              value={p.values.ratePoints}
-            />
-          </label>
-          <label>
-            Window (seconds)
-            <input
-              type="number"
-              name="rateSeconds"
-              min={RATE_LIMIT_BOUNDS.minDuration}
-              max={RATE_LIMIT_BOUNDS.maxDuration}
-              required
-              value={p.values.rateSeconds}
-            />
-          </label>
-        </div>
+        <RateLimitInputs
+          label="Mints per window"
+          points="ratePoints"
+          seconds="rateSeconds"
+          values={p.values}
+        />
       </div>
       <div class="field">
         Mint limit per visitor address
@@ -133,30 +115,12 @@ export function KeyForm(p: KeyFormProps) {
           {" "}
           s). Server-flow mints are not limited per address.
         </span>
-        <div class="row">
-          <label>
-            Mints per address
-            <input
-              type="number"
-              name="ipPoints"
-              min={RATE_LIMIT_BOUNDS.minPoints}
-              max={RATE_LIMIT_BOUNDS.maxPoints}
-              required
-              value={p.values.ipPoints}
-            />
-          </label>
-          <label>
-            Window (seconds)
-            <input
-              type="number"
-              name="ipSeconds"
-              min={RATE_LIMIT_BOUNDS.minDuration}
-              max={RATE_LIMIT_BOUNDS.maxDuration}
-              required
-              value={p.values.ipSeconds}
-            />
-          </label>
-        </div>
+        <RateLimitInputs
+          label="Mints per address"
+          points="ipPoints"
+          seconds="ipSeconds"
+          values={p.values}
+        />
       </div>
       <div class="field">
         Render quota
@@ -214,4 +178,39 @@ export function keyFormValues(form: { text(n: string): string; all(n: string): s
     quotaDay: form.text("quotaDay"),
     quotaMonth: form.text("quotaMonth"),
   };
+}
+
+/** A points-per-window pair of inputs, bounded like every mint rate limit (RATE_LIMIT_BOUNDS). */
+function RateLimitInputs(props: {
+  label: string;
+  points: "ratePoints" | "ipPoints";
+  seconds: "rateSeconds" | "ipSeconds";
+  values: KeyFormProps["values"];
+}) {
+  return (
+    <div class="row">
+      <label>
+        {props.label}
+        <input
+          type="number"
+          name={props.points}
+          min={RATE_LIMIT_BOUNDS.minPoints}
+          max={RATE_LIMIT_BOUNDS.maxPoints}
+          required
+          value={props.values[props.points]}
+        />
+      </label>
+      <label>
+        Window (seconds)
+        <input
+          type="number"
+          name={props.seconds}
+          min={RATE_LIMIT_BOUNDS.minDuration}
+          max={RATE_LIMIT_BOUNDS.maxDuration}
+          required
+          value={props.values[props.seconds]}
+        />
+      </label>
+    </div>
+  );
 }
