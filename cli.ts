@@ -1,6 +1,6 @@
 /** Operator CLI entry point: `deno task hub <command>`; see `lib/hub/cli.ts` for the commands. */
 import { loadConfig } from "./lib/config.ts";
-import { cliErrorMessage, runCli } from "./lib/hub/cli.ts";
+import { cliErrorMessage, CliHelp, runCli } from "./lib/hub/cli.ts";
 import { openKv } from "./lib/store/kv.ts";
 
 const config = loadConfig();
@@ -11,8 +11,11 @@ try {
   const result = await runCli(kv, Deno.args);
   console.log(JSON.stringify(result));
 } catch (err) {
-  console.error(cliErrorMessage(err));
-  Deno.exitCode = 2;
+  if (err instanceof CliHelp) console.log(err.message);
+  else {
+    console.error(cliErrorMessage(err));
+    Deno.exitCode = 2;
+  }
 } finally {
   kv.close();
 }

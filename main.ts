@@ -1,9 +1,10 @@
 /** Entry point: `deno task start`. Configuration comes from the environment (see README). */
 import { loadConfig } from "./lib/config.ts";
-import { startServer } from "./lib/web/server.ts";
+import { startServer } from "./lib/app/server.ts";
+import manifest from "./manifest.gen.ts";
 
 const config = loadConfig();
-const server = await startServer(config);
+const server = await startServer(config, manifest);
 const { log } = server.deps;
 log.info("listening", {
   url: server.url,
@@ -13,7 +14,7 @@ log.info("listening", {
 });
 
 if (server.demo) {
-  const { keyId, projectSlug } = server.demo;
+  const { keyId, partnerId, projectSlug } = server.demo;
   const origin = `http://localhost:${new URL(server.url).port}`;
   console.log(`
   CAD configurator hub + kernel on ${server.url}  (role: ${config.role})
@@ -25,7 +26,12 @@ if (server.demo) {
       -H 'Origin: ${origin}' -H 'Content-Type: application/json' \\
       -d '{"keyId":"${keyId}","projectId":"${projectSlug}"}'
 
-  For the server flow create a key with a secret: deno task hub key create --help
+  Demo partner: ${partnerId}. For the server flow create a key with a secret:
+
+    deno task hub key create --partner ${partnerId} --label backend \\
+      --origin ${origin} --project ${projectSlug}
+
+  (deno task hub --help lists every command.)
   Open ${server.url}/ for the demo page.
 `);
 }

@@ -42,7 +42,7 @@ import * as $$0 from "./islands/Configurator.tsx";
 import * as $$1 from "./islands/ConfiguratorProvider.tsx";
 import * as $$2 from "./islands/ParameterForm.tsx";
 import * as $$3 from "./islands/Viewer.tsx";
-import type { Manifest } from "./lib/web/context.ts";
+import type { Manifest } from "./lib/app/context.ts";
 
 /** Every route and island module of the app. */
 const manifest: Manifest = {

@@ -12,8 +12,8 @@
  */
 import { createClient } from "redis";
 import type { RedisClient } from "../lib/redis/client.ts";
-import { RedisBudgetStore } from "../lib/redis/budget.ts";
-import { RevocationReplica } from "../lib/kernel/revocation_replica.ts";
+import { RedisBudgetStore } from "../lib/render/budget.ts";
+import { RevocationReplica } from "../lib/render/revocation_replica.ts";
 import { type BareServer, serveBare } from "./bare_server.ts";
 
 /** A running baseline server. */

@@ -14,7 +14,8 @@ import { launchBrowser } from "../tests/e2e/browser.ts";
 import { loadConfig } from "../lib/config.ts";
 import { createSdkKey } from "../lib/hub/sdk_keys.ts";
 import { Logger } from "../lib/ops/logger.ts";
-import { startServer } from "../lib/web/server.ts";
+import { startServer } from "../lib/app/server.ts";
+import manifest from "../manifest.gen.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { percentileOfSorted } from "./stats.ts";
 
@@ -44,7 +45,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     SEED_DEMO: "true",
     LOG_LEVEL: "error",
   });
-  const hub = await startServer(config, { log: new Logger("error") });
+  const hub = await startServer(config, manifest, { log: new Logger("error") });
   const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (probe.addr as Deno.NetAddr).port;
   probe.close();

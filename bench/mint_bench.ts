@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { loadConfig } from "../lib/config.ts";
 import { Logger } from "../lib/ops/logger.ts";
 import { verifyToken } from "../lib/token/verify.ts";
-import { type RunningServer, startServer } from "../lib/web/server.ts";
+import { type RunningServer, startServer } from "../lib/app/server.ts";
+import manifest from "../manifest.gen.ts";
 import { type BareMintServer, startBareMintServer } from "./bare_mint_server.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import type { LoadSpec } from "./load.ts";
@@ -68,7 +69,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       SEED_DEMO: "false",
       LOG_LEVEL: "warn",
     });
-    hub = await startServer(config, { log: new Logger("warn") });
+    hub = await startServer(config, manifest, { log: new Logger("warn") });
     const fixture = await createMintFixture(hub.deps.kv);
     const keyring = hub.deps.hub!.keyring;
     bare = await startBareMintServer({

@@ -8,7 +8,7 @@
  * the mandated architecture alone costs on this machine.
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import type { Dag } from "../lib/kernel/dag_types.ts";
+import type { Dag } from "../lib/dag/dag_types.ts";
 import {
   buildGear,
   type GearValues,

@@ -7,14 +7,15 @@
 import { join } from "node:path";
 import { publishProject } from "../lib/hub/publish.ts";
 import { createSdkKey } from "../lib/hub/sdk_keys.ts";
-import type { Dag } from "../lib/kernel/dag_types.ts";
-import { type ParameterSchema, validateParameterSchema } from "../lib/kernel/parameter_schema.ts";
-import { substitute } from "../lib/kernel/substitute.ts";
+import type { Dag } from "../lib/dag/dag_types.ts";
+import { type ParameterSchema, validateParameterSchema } from "../lib/dag/parameter_schema.ts";
+import { substitute } from "../lib/dag/substitute.ts";
 import { loadConfig } from "../lib/config.ts";
 import { Logger } from "../lib/ops/logger.ts";
 import { createPartner } from "../lib/store/partners.ts";
 import { createProject } from "../lib/store/projects.ts";
-import { type RunningServer, startServer } from "../lib/web/server.ts";
+import { type RunningServer, startServer } from "../lib/app/server.ts";
+import manifest from "../manifest.gen.ts";
 import { deleteRedisPrefix } from "../tests/_helpers/redis.ts";
 
 /** The Redis every benchmark uses. */
@@ -120,7 +121,7 @@ export async function startRenderBenchServer(
     LOG_LEVEL: "warn",
     ...env,
   });
-  const server = await startServer(config, { log: new Logger("warn") });
+  const server = await startServer(config, manifest, { log: new Logger("warn") });
   const example = await readExample(exampleName);
   const fixture = await createRenderFixture(server.deps.kv, example);
   const headers = await mintRenderHeaders(server.url, fixture);

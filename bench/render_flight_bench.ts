@@ -9,7 +9,7 @@
  * the same mesh encoding, nothing else) gets the same two bursts, to show what the mandated
  * architecture alone costs on this machine.
  */
-import { RenderCache } from "../lib/cache/render_cache.ts";
+import { RenderCache } from "../lib/render/render_cache.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { gearValuesFor, warmGearValues } from "./direct_gear.ts";
 import { BurstClient } from "./burst_client.ts";

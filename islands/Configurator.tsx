@@ -2,7 +2,7 @@
  * The configurator: provider + viewer + parameter form + status bar, used three ways:
  * - the hosted page `/configurator/<project>?key=…` (an island; `hosted` set: tokens from the hub's
  *   configurator endpoint, postMessage API to the one allowed parent, see docs/embedding.md),
- * - the `<cad-configurator>` custom element (`lib/web/islands_embed.ts`),
+ * - the `<cad-configurator>` custom element (`lib/sdk/embed_element.ts`),
  * - partners' own Preact/React apps (`/sdk/v1/preact.js`).
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
@@ -22,7 +22,7 @@ import {
   type SignedConfiguration,
 } from "../lib/client/configuration_request.ts";
 import { EmbedBridge, resolveParentOrigin } from "../lib/client/embed_bridge.ts";
-import type { ParameterSchema } from "../lib/kernel/parameter_schema.ts";
+import type { ParameterSchema } from "../lib/dag/parameter_schema.ts";
 
 /** Events a configurator reports (the custom element re-dispatches them as DOM events). */
 export type ConfiguratorEvent =

@@ -10,8 +10,8 @@ import {
   type ParameterDescriptor,
   type ParameterSchema,
   validateParameterValue,
-} from "../lib/kernel/parameter_schema.ts";
-import { DagError } from "../lib/kernel/dag_errors.ts";
+} from "../lib/dag/parameter_schema.ts";
+import { DagError } from "../lib/dag/dag_errors.ts";
 
 /** Props of the form. */
 export interface ParameterFormProps {

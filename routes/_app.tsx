@@ -1,5 +1,5 @@
 /** The HTML shell of every page. */
-import type { AppProps } from "@/lib/web/context.ts";
+import type { AppProps } from "@/lib/app/context.ts";
 
 export default function App({ title, children }: AppProps) {
   return (

@@ -1,6 +1,6 @@
-/** Security headers on every response. Pages add their own CSP (with a nonce) in the router. */
+/** Security headers on every response; pages add a CSP with a nonce (lib/web/document.ts). */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "@/lib/web/context.ts";
+import type { AppEnv } from "@/lib/app/context.ts";
 
 const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();

@@ -1,5 +1,5 @@
 /** GET /healthz — liveness: the process is up and serving. */
-import type { Handlers } from "@/lib/web/context.ts";
+import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   GET(ctx) {

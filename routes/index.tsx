@@ -1,7 +1,7 @@
 /** GET / — the demo page: the demo key, a live browser-flow mint, and where to go next. */
 import { getDemo } from "@/lib/hub/demo_seed.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 
 interface HomeData {
   keyId: string | null;

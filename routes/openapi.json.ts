@@ -1,6 +1,6 @@
 /** GET /openapi.json — the OpenAPI 3.1 description of the HTTP API. */
-import { openApiDocument } from "@/lib/web/openapi.ts";
-import type { Handlers } from "@/lib/web/context.ts";
+import { openApiDocument } from "@/lib/app/openapi.ts";
+import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   GET(ctx) {

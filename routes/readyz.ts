@@ -1,6 +1,6 @@
 /** GET /readyz — readiness: Deno KV and (when configured) Redis answer. */
-import { checkReadiness } from "@/lib/ops/readiness.ts";
-import type { Handlers } from "@/lib/web/context.ts";
+import { checkReadiness } from "@/lib/app/readiness.ts";
+import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   async GET(ctx) {

@@ -2,7 +2,7 @@
 import type { SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS } from "@/lib/hub/rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
-import { RENDER_QUOTA_MAX } from "@/lib/kernel/render_quota.ts";
+import { RENDER_QUOTA_MAX } from "@/lib/render/render_quota.ts";
 import { CsrfField, ErrorBox } from "./Shell.tsx";
 
 /** Props of the key form. */

@@ -11,12 +11,9 @@ parameters.schema.json; `python3 -m cadparam run design.py --values '{"width": 1
 finished DAG for those values.
 """
 
+from . import geometry as _geometry
 from .errors import DesignError, ParameterError, StructureError
-from .geometry import (
-    Shape, assembly, box, circle, cylinder, difference, extrude, grid_repeat, hull,
-    intersection, linear_repeat, mirror, part, polar_repeat, polygon, rectangle, revolve,
-    rotate, rounded_rectangle, scale, sphere, translate, union,
-)
+from .geometry import *  # noqa: F401,F403 - every geometry call, as listed in geometry.__all__
 from .graph import (
     Flag, Num, Text, add, ceil, clamp, compare, div, floor, max, min, mul, round_to, select,
     sub,
@@ -28,11 +25,9 @@ from .project import Params, Project, dumps, project
 __version__ = "1.0.0"
 
 __all__ = [
-    "DesignError", "ParameterError", "StructureError", "Shape", "assembly", "box", "circle",
-    "cylinder", "difference", "extrude", "grid_repeat", "hull", "intersection", "linear_repeat",
-    "mirror", "part", "polar_repeat", "polygon", "rectangle", "revolve", "rotate",
-    "rounded_rectangle", "scale", "sphere", "translate", "union", "Flag", "Num", "Text", "add",
-    "ceil", "clamp", "compare", "div", "floor", "max", "min", "mul", "round_to", "select", "sub",
+    "DesignError", "ParameterError", "StructureError", *_geometry.__all__, "Flag", "Num", "Text",
+    "add", "ceil", "clamp", "compare", "div", "floor", "max", "min", "mul", "round_to", "select",
+    "sub",
     "load_design", "load_source", "Bool", "Color", "Enum", "Float", "Int", "Parameter", "Params",
     "Project", "dumps", "project",
 ]

@@ -12,6 +12,10 @@ from .graph import (
     ASSEMBLY, BOOLEAN, INSTANCES, PART, PROFILE, SOLID, STRING, Value, arg,
     current_graph, fail, num_arg, vector,
 )
+from .ops import (
+    DEGREES, NON_NEGATIVE, POSITIVE, REPEAT_COUNT, SEGMENTS, declare, flag, member, num, ref, refs,
+    vec,
+)
 
 SOLIDS = (SOLID, INSTANCES)
 
@@ -64,6 +68,14 @@ class Shape(Value):
         """Mirrored across the plane through the origin with normal (x, y, z)."""
         return mirror(self, [x, y, z])
 
+    def offset(self, delta: Any, **options: Any) -> "Shape":
+        """This profile grown (delta > 0) or shrunk (delta < 0) (see `offset`)."""
+        return offset(self, delta, **options)
+
+    def fillet(self, radius: Any, segments: Any = None) -> "Shape":
+        """This profile with its convex corners rounded (see `fillet2d`)."""
+        return fillet2d(self, radius, segments)
+
     def extrude(self, height: Any, **options: Any) -> "Shape":
         """This profile extruded along +Z (see `extrude`)."""
         return extrude(self, height, **options)
@@ -105,12 +117,10 @@ def _shapes(values: Sequence[Any], kinds: Sequence[str], what: str, low: int, hi
     return [_shape(v, kinds, f"{what} {i}") for i, v in enumerate(values)]
 
 
-def _positive_literal(value: Any, what: str) -> None:
-    if not isinstance(value, Value) and not value > 0:
-        fail(f"{what} must be > 0, got {value}")
-
-
 # --- 2D profiles ------------------------------------------------------------------------------
+
+
+declare("rectangle", PROFILE, size=vec(2, POSITIVE), center=flag())
 
 
 def rectangle(size: Sequence[Any], center: Any = None) -> Shape:
@@ -118,6 +128,16 @@ def rectangle(size: Sequence[Any], center: Any = None) -> Shape:
     members: dict[str, Any] = {"size": vector(size, 2, "rectangle size")}
     _optional(members, "center", center, _flag("rectangle center"))
     return _node("rectangle", members, PROFILE)
+
+
+declare(
+    "roundedRectangle",
+    PROFILE,
+    size=vec(2, POSITIVE),
+    radius=num(NON_NEGATIVE),
+    segments=num(SEGMENTS, required=False),
+    center=flag(),
+)
 
 
 def rounded_rectangle(
@@ -133,12 +153,17 @@ def rounded_rectangle(
     return _node("roundedRectangle", members, PROFILE)
 
 
+declare("circle", PROFILE, radius=num(POSITIVE), segments=num(SEGMENTS, required=False))
+
+
 def circle(radius: Any, segments: Any = None) -> Shape:
     """A circle about the origin."""
-    _positive_literal(radius, "circle radius")
     members: dict[str, Any] = {"radius": num_arg(radius, "circle radius")}
     _optional(members, "segments", segments, _num("circle segments"))
     return _node("circle", members, PROFILE)
+
+
+declare("polygon", PROFILE, points=member("points"))
 
 
 def polygon(points: Sequence[Sequence[Any]]) -> Shape:
@@ -148,8 +173,56 @@ def polygon(points: Sequence[Sequence[Any]]) -> Shape:
     members = {"points": [vector(p, 2, f"polygon point {i}") for i, p in enumerate(points)]}
     return _node("polygon", members, PROFILE)
 
+declare(
+    "offset",
+    PROFILE,
+    profile=ref(PROFILE),
+    delta=num(),
+    join=member("choice", required=False, choices=["round", "miter", "square"]),
+    miterLimit=num({"ge": 2}, required=False),
+    segments=num(SEGMENTS, required=False),
+)
+
+
+def offset(
+    profile: Shape, delta: Any, join: str | None = None, miter_limit: Any = None,
+    segments: Any = None,
+) -> Shape:
+    """A profile grown (delta > 0) or shrunk (delta < 0); corners joined round (default), miter
+    or square."""
+    members: dict[str, Any] = {
+        "profile": _shape(profile, (PROFILE,), "offset profile"),
+        "delta": num_arg(delta, "offset delta"),
+    }
+    _optional(members, "join", join, lambda value: value)
+    _optional(members, "miterLimit", miter_limit, _num("offset miter_limit"))
+    _optional(members, "segments", segments, _num("offset segments"))
+    return _node("offset", members, PROFILE)
+
+declare(
+    "fillet2d",
+    PROFILE,
+    profile=ref(PROFILE),
+    radius=num(POSITIVE),
+    segments=num(SEGMENTS, required=False),
+)
+
+
+def fillet2d(profile: Shape, radius: Any, segments: Any = None) -> Shape:
+    """A profile with every convex corner rounded to `radius` (parts thinner than 2·radius
+    vanish)."""
+    members: dict[str, Any] = {
+        "profile": _shape(profile, (PROFILE,), "fillet2d profile"),
+        "radius": num_arg(radius, "fillet2d radius"),
+    }
+    _optional(members, "segments", segments, _num("fillet2d segments"))
+    return _node("fillet2d", members, PROFILE)
+
 
 # --- 3D solids --------------------------------------------------------------------------------
+
+
+declare("box", SOLID, size=vec(3, POSITIVE), center=flag())
 
 
 def box(size: Sequence[Any], center: Any = None) -> Shape:
@@ -159,11 +232,21 @@ def box(size: Sequence[Any], center: Any = None) -> Shape:
     return _node("box", members, SOLID)
 
 
+declare(
+    "cylinder",
+    SOLID,
+    height=num(POSITIVE),
+    radius=num(POSITIVE),
+    radiusTop=num(NON_NEGATIVE, required=False),
+    segments=num(SEGMENTS, required=False),
+    center=flag(),
+)
+
+
 def cylinder(
     height: Any, radius: Any, radius_top: Any = None, segments: Any = None, center: Any = None
 ) -> Shape:
     """A cylinder (a cone when `radius_top` is 0); base on z = 0 unless `center`."""
-    _positive_literal(height, "cylinder height")
     members: dict[str, Any] = {
         "height": num_arg(height, "cylinder height"),
         "radius": num_arg(radius, "cylinder radius"),
@@ -174,11 +257,26 @@ def cylinder(
     return _node("cylinder", members, SOLID)
 
 
+declare("sphere", SOLID, radius=num(POSITIVE), segments=num(SEGMENTS, required=False))
+
+
 def sphere(radius: Any, segments: Any = None) -> Shape:
     """A sphere about the origin."""
     members: dict[str, Any] = {"radius": num_arg(radius, "sphere radius")}
     _optional(members, "segments", segments, _num("sphere segments"))
     return _node("sphere", members, SOLID)
+
+
+declare(
+    "extrude",
+    SOLID,
+    profile=ref(PROFILE),
+    height=num(POSITIVE),
+    twist=num(required=False),
+    scaleTop=vec(2, NON_NEGATIVE, required=False),
+    divisions=num({"int": True, "ge": 0, "le": 256}, required=False),
+    center=flag(),
+)
 
 
 def extrude(
@@ -201,6 +299,15 @@ def extrude(
     return _node("extrude", members, SOLID)
 
 
+declare(
+    "revolve",
+    SOLID,
+    profile=ref(PROFILE),
+    segments=num(SEGMENTS, required=False),
+    degrees=num(DEGREES, required=False),
+)
+
+
 def revolve(profile: Shape, segments: Any = None, degrees: Any = None) -> Shape:
     """A profile (x = radius, y = height) revolved about Z."""
     members: dict[str, Any] = {"profile": _shape(profile, (PROFILE,), "revolve profile")}
@@ -209,15 +316,24 @@ def revolve(profile: Shape, segments: Any = None, degrees: Any = None) -> Shape:
     return _node("revolve", members, SOLID)
 
 
+declare("union", SOLID, children=refs(256, *SOLIDS))
+
+
 def union(*children: Any) -> Shape:
     """The union of solids."""
     return _node("union", {"children": _shapes(children, SOLIDS, "union", 1, 256)}, SOLID)
+
+
+declare("intersection", SOLID, children=refs(256, *SOLIDS))
 
 
 def intersection(*children: Any) -> Shape:
     """The intersection of solids."""
     members = {"children": _shapes(children, SOLIDS, "intersection", 1, 256)}
     return _node("intersection", members, SOLID)
+
+
+declare("difference", SOLID, base=ref(*SOLIDS), subtract=refs(256, *SOLIDS))
 
 
 def difference(base: Shape, *subtract: Any) -> Shape:
@@ -227,6 +343,9 @@ def difference(base: Shape, *subtract: Any) -> Shape:
         "subtract": _shapes(subtract, SOLIDS, "difference subtract", 1, 256),
     }
     return _node("difference", members, SOLID)
+
+
+declare("hull", SOLID, children=refs(256, *SOLIDS))
 
 
 def hull(*children: Any) -> Shape:
@@ -239,9 +358,15 @@ def _transform(op: str, key: str, child: Shape, vec: Sequence[Any]) -> Shape:
     return _node(op, {"child": node, key: vector(vec, 3, f"{op} {key}")}, child.kind)
 
 
+declare("translate", "child", child=ref(*SOLIDS), offset=vec(3))
+
+
 def translate(child: Shape, offset: Sequence[Any]) -> Shape:
     """`child` moved by `offset` [x, y, z]."""
     return _transform("translate", "offset", child, offset)
+
+
+declare("rotate", "child", child=ref(*SOLIDS), degrees=vec(3))
 
 
 def rotate(child: Shape, degrees: Sequence[Any]) -> Shape:
@@ -249,9 +374,15 @@ def rotate(child: Shape, degrees: Sequence[Any]) -> Shape:
     return _transform("rotate", "degrees", child, degrees)
 
 
+declare("scale", "child", child=ref(*SOLIDS), factor=vec(3, {"nonZero": True}))
+
+
 def scale(child: Shape, factor: Sequence[Any]) -> Shape:
     """`child` scaled by `factor` [x, y, z]."""
     return _transform("scale", "factor", child, factor)
+
+
+declare("mirror", "child", child=ref(*SOLIDS), normal=vec(3))
 
 
 def mirror(child: Shape, normal: Sequence[Any]) -> Shape:
@@ -260,6 +391,9 @@ def mirror(child: Shape, normal: Sequence[Any]) -> Shape:
 
 
 # --- Repeats ----------------------------------------------------------------------------------
+
+
+declare("linearRepeat", INSTANCES, child=ref(*SOLIDS), count=num(REPEAT_COUNT), step=vec(3))
 
 
 def linear_repeat(child: Shape, count: Any, step: Sequence[Any]) -> Shape:
@@ -272,6 +406,15 @@ def linear_repeat(child: Shape, count: Any, step: Sequence[Any]) -> Shape:
     return _node("linearRepeat", members, INSTANCES)
 
 
+declare(
+    "gridRepeat",
+    INSTANCES,
+    child=ref(*SOLIDS),
+    count=vec(2, {"int": True, "ge": 1, "le": "maxGridCount"}),
+    step=vec(2),
+)
+
+
 def grid_repeat(child: Shape, count: Sequence[Any], step: Sequence[Any]) -> Shape:
     """nx × ny instances of `child` on an XY grid."""
     members = {
@@ -280,6 +423,15 @@ def grid_repeat(child: Shape, count: Sequence[Any], step: Sequence[Any]) -> Shap
         "step": vector(step, 2, "gridRepeat step"),
     }
     return _node("gridRepeat", members, INSTANCES)
+
+
+declare(
+    "polarRepeat",
+    INSTANCES,
+    child=ref(*SOLIDS),
+    count=num(REPEAT_COUNT),
+    degrees=num(DEGREES, required=False),
+)
 
 
 def polar_repeat(child: Shape, count: Any, degrees: Any = None) -> Shape:
@@ -295,6 +447,9 @@ def polar_repeat(child: Shape, count: Any, degrees: Any = None) -> Shape:
 # --- Output -----------------------------------------------------------------------------------
 
 
+declare("part", PART, child=ref(*SOLIDS), name=member("str"), color=member("str", color=True))
+
+
 def part(name: Any, child: Shape, color: Any) -> Shape:
     """A named, colored part of the output."""
     members = {
@@ -303,6 +458,9 @@ def part(name: Any, child: Shape, color: Any) -> Shape:
         "color": arg(color, STRING, "part color"),
     }
     return _node("part", members, PART)
+
+
+declare("assembly", ASSEMBLY, parts=refs(64, PART))
 
 
 def assembly(*parts: Any) -> Shape:
@@ -315,7 +473,8 @@ def assembly(*parts: Any) -> Shape:
 
 
 __all__ = [
-    "Shape", "rectangle", "rounded_rectangle", "circle", "polygon", "box", "cylinder", "sphere",
-    "extrude", "revolve", "union", "intersection", "difference", "hull", "translate", "rotate",
-    "scale", "mirror", "linear_repeat", "grid_repeat", "polar_repeat", "part", "assembly",
+    "Shape", "rectangle", "rounded_rectangle", "circle", "polygon", "offset", "fillet2d", "box",
+    "cylinder", "sphere", "extrude", "revolve", "union", "intersection", "difference", "hull",
+    "translate", "rotate", "scale", "mirror", "linear_repeat", "grid_repeat", "polar_repeat",
+    "part", "assembly",
 ]

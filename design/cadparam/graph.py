@@ -14,6 +14,7 @@ import math
 from typing import Any, Iterator
 
 from .errors import DesignError, FALLBACK_HINT, StructureError, located
+from .ops import POSITIVE, check_node, declare, flag, member, num
 
 _current: contextvars.ContextVar["Graph | None"] = contextvars.ContextVar("graph", default=None)
 
@@ -67,7 +68,8 @@ class Graph:
         self._by_key: dict[str, Node] = {}
 
     def add(self, op: str, members: dict[str, Any], type_: str) -> Node:
-        """The node with this content, created if it does not exist yet."""
+        """The node with this content (checked against the op table), created if new."""
+        check_node(op, members, lambda value: not isinstance(value, Node), fail)
         key = json.dumps([op, {k: _key_of(v) for k, v in members.items()}], sort_keys=False)
         found = self._by_key.get(key)
         if found is not None:
@@ -367,6 +369,11 @@ def _nary(op: str, args: tuple[Any, ...], fold: Any) -> Any:
     return _make(op, {"args": members}, NUMBER)
 
 
+_ARGS = member("nums", min=1, max=64)
+for _name in ("add", "mul", "min", "max"):
+    declare(_name, NUMBER, args=_ARGS)
+
+
 def add(*args: Any) -> Any:
     """The sum of numbers (an `add` node when any is symbolic)."""
     return _nary("add", args, lambda xs: sum(xs))
@@ -391,12 +398,18 @@ def max(*args: Any) -> Any:  # noqa: A001 - mirrors the DAG op
     return _nary("max", args, lambda xs: builtins.max(xs))
 
 
+declare("sub", NUMBER, a=num(), b=num())
+
+
 def sub(a: Any, b: Any) -> Any:
     """a − b."""
     members = {"a": num_arg(a, "sub a"), "b": num_arg(b, "sub b")}
     if _is_literal(a) and _is_literal(b):
         return a - b
     return _make("sub", members, NUMBER)
+
+
+declare("div", NUMBER, a=num(), b=num({"nonZero": True, "reason": "division_by_zero"}))
 
 
 def div(a: Any, b: Any) -> Any:
@@ -407,6 +420,9 @@ def div(a: Any, b: Any) -> Any:
     if _is_literal(a) and _is_literal(b):
         return a / b
     return _make("div", members, NUMBER)
+
+
+declare("clamp", NUMBER, value=num(), min=num(), max=num())
 
 
 def clamp(value: Any, low: Any, high: Any) -> Any:
@@ -423,6 +439,15 @@ def clamp(value: Any, low: Any, high: Any) -> Any:
 
         return builtins.min(builtins.max(value, low), high)
     return _make("clamp", members, NUMBER)
+
+
+declare(
+    "round",
+    NUMBER,
+    value=num(),
+    step=num(POSITIVE, required=False),
+    mode=member("choice", required=False, choices=["nearest", "floor", "ceil"]),
+)
 
 
 def round_to(value: Any, step: Any = None, mode: str | None = None) -> Any:
@@ -459,6 +484,10 @@ def ceil(value: Any, step: Any = None) -> Any:
 _TESTS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
+declare("compare", BOOLEAN, test=member("choice", choices=list(_TESTS)), a=member("value"),
+        b=member("value"))
+
+
 def compare(test: str, a: Any, b: Any) -> Any:
     """A `compare` node (`lt`, `le`, `gt`, `ge`, `eq`, `ne`); literals fold to a Python bool."""
     if test not in _TESTS:
@@ -477,6 +506,10 @@ def compare(test: str, a: Any, b: Any) -> Any:
             "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "eq": a == b, "ne": a != b
         }[test]
     return _make("compare", members, BOOLEAN)
+
+
+declare("select", "select", cond=flag(required=True), then=member("value"),
+        **{"else": member("value")})
 
 
 def select(cond: Any, then: Any, otherwise: Any) -> Any:

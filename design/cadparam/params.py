@@ -1,6 +1,6 @@
 """Parameter descriptors (Int, Float, Bool, Enum, Color) and the parameters.schema.json they emit.
 
-The emitted document is exactly the dialect lib/kernel/parameter_schema.ts validates
+The emitted document is exactly the dialect lib/dag/parameter_schema.ts validates
 (docs/dag.md, "Parameter schema"); descriptors check the same rules when they are declared, so a
 design with a bad parameter fails on the author's machine, not at publish time.
 """

@@ -10,11 +10,20 @@ from typing import Any, Callable, Iterator, Sequence
 from .errors import DesignError, pop_design_file, push_design_file
 from .geometry import Shape, assembly
 from .graph import ASSEMBLY, PART, Graph, Node, Value, literal_type, symbolic
+from .ops import declare, member
 from .params import NAME_PATTERN, Parameter, ParameterError, resolve_values, schema_document
 
 MODES = ("template", "python")
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 OUTPUT_ID = "out"
+
+declare(
+    "ParameterInput",
+    "param",
+    parameter=member("name"),
+    fallback=member("literal"),
+    value=member("literal", required=False),
+)
 
 
 class Params:

@@ -11,6 +11,7 @@ import unittest
 import cadparam as cp
 from cadparam import DesignError, StructureError, load_source
 from cadparam.__main__ import main
+from cadparam.ops import OPS
 
 
 def design(body, params='[cp.Float("w", 10, min=1, max=100), cp.Int("n", 2, min=1, max=9)]',
@@ -81,6 +82,8 @@ class TraceTest(unittest.TestCase):
                 cp.rounded_rectangle([p.w, 5], 1, segments=16).extrude(1),
                 cp.circle(2, segments=12).revolve(segments=12, degrees=180).translate(0, 0, 9),
                 cp.polygon([[0, 0], [4, 0], [0, 4]]).extrude(1),
+                cp.circle(3).offset(-1, join="square").extrude(1),
+                cp.rectangle([6, 4]).fillet(1, segments=16).extrude(1),
             )
             solid = cp.hull(cp.box([1, 1, 1], center=True), cp.sphere(1), cp.cylinder(2, 1,
                             radius_top=0, segments=8, center=True))
@@ -92,7 +95,7 @@ class TraceTest(unittest.TestCase):
             return [cp.part("A", body, "#112233"), cp.part("B", reps, "#445566")]
         """).template()
         ops = {n["op"] for n in dag["nodes"].values()}
-        schema_path = os.path.join(os.path.dirname(__file__), "..", "..", "lib", "kernel",
+        schema_path = os.path.join(os.path.dirname(__file__), "..", "..", "lib", "dag",
                                    "dag.schema.json")
         with open(schema_path, encoding="utf-8") as handle:
             definitions = json.load(handle)["$defs"].values()
@@ -100,7 +103,7 @@ class TraceTest(unittest.TestCase):
             d["properties"]["op"]["const"] for d in definitions
             if isinstance(d, dict) and "const" in d.get("properties", {}).get("op", {})
         }
-        self.assertEqual(len(schema_ops), 33)
+        self.assertEqual(schema_ops, set(OPS))
         self.assertEqual(schema_ops - ops, set())
 
     def test_structure_on_a_value_names_the_line_and_the_fallback(self):

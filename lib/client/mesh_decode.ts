@@ -1,6 +1,6 @@
 /**
  * Mesh decoding: the render response carries each mesh compactly (`EncodedMesh` in
- * `lib/kernel/scene.ts`, written by `lib/kernel/mesh_encoding.ts`):
+ * `lib/dag/scene.ts`, written by `lib/kernel/mesh_encoding.ts`):
  *
  * - positions: base64 of little-endian Uint16 `q` per coordinate; coordinate k of a vertex is
  *   `min[k] + q · scale[k]`, within half a step (`scale[k] / 2`) of the kernel's value, then
@@ -15,7 +15,7 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import type { EncodedMesh } from "../kernel/scene.ts";
+import type { EncodedMesh } from "../dag/scene.ts";
 import { decodeBase64 } from "./base64.ts";
 
 /** A mesh ready for a viewer (three.js `BufferGeometry` takes both arrays as they are). */

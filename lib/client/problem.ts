@@ -6,7 +6,7 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import type { DagError } from "../kernel/dag_errors.ts";
+import type { DagError } from "../dag/dag_errors.ts";
 import { parseRetryAfter } from "./retry_policy.ts";
 
 /** Codes the client itself produces (the request never got a problem response). */
@@ -22,45 +22,65 @@ export type ClientErrorCode =
   /** The client was disposed while the request waited. */
   | "disposed";
 
-/** The problem codes the mint endpoint answers with (docs/api.md). */
-export type MintProblemCode =
-  | "invalid_body"
-  | "unsupported_media_type"
-  | "body_too_large"
-  | "validation_failed"
-  | "origin_required"
-  | "unauthenticated"
-  | "unknown_key"
-  | "key_revoked"
-  | "origin_not_allowed"
-  | "project_not_allowed"
-  | "origin_conflict"
-  | "ttl_out_of_bounds"
-  | "rate_limited"
-  | "internal_error"
-  | "service_unavailable";
+/**
+ * The problem codes the mint endpoints answer with (docs/api.md): the session-token endpoint's, in
+ * both flows, and the hosted configurator's. Browser code cannot import the server's catalogue
+ * (lib/http/error_codes.ts), so tests/client/problem_test.ts holds this list to it and to the codes
+ * /openapi.json documents for the mint operations: a code added or renamed there fails that test.
+ */
+export const MINT_PROBLEM_CODES = [
+  "invalid_body",
+  "unsupported_media_type",
+  "body_too_large",
+  "validation_failed",
+  "origin_required",
+  "unauthenticated",
+  "invalid_key_format",
+  "invalid_credentials",
+  "unknown_key",
+  "key_revoked",
+  "origin_not_allowed",
+  "project_not_allowed",
+  "origin_conflict",
+  "ttl_out_of_bounds",
+  "rate_limited",
+  "internal_error",
+  "service_unavailable",
+] as const;
 
-/** The problem codes the render service answers with (docs/api.md). */
-export type RenderProblemCode =
-  | "invalid_body"
-  | "unsupported_media_type"
-  | "body_too_large"
-  | "validation_failed"
-  | "invalid_token"
-  | "token_expired"
-  | "token_revoked"
-  | "origin_mismatch"
-  | "project_mismatch"
-  | "budget_exhausted"
-  | "unknown_kernel"
-  | "unknown_project_version"
-  | "invalid_dag"
-  | "invalid_parameters"
-  | "render_failed"
-  | "kernel_busy"
-  | "render_timeout"
-  | "internal_error"
-  | "service_unavailable";
+/** A problem code the mint endpoints answer with. */
+export type MintProblemCode = typeof MINT_PROBLEM_CODES[number];
+
+/**
+ * The problem codes the render service answers with, and the hub's project and configuration
+ * endpoints the render client also calls (docs/api.md); held to the server's catalogue and to
+ * /openapi.json by tests/client/problem_test.ts, as `MINT_PROBLEM_CODES` is.
+ */
+export const RENDER_PROBLEM_CODES = [
+  "invalid_body",
+  "unsupported_media_type",
+  "body_too_large",
+  "validation_failed",
+  "invalid_token",
+  "token_expired",
+  "token_revoked",
+  "origin_mismatch",
+  "project_mismatch",
+  "budget_exhausted",
+  "quota_exceeded",
+  "unknown_kernel",
+  "unknown_project_version",
+  "invalid_dag",
+  "invalid_parameters",
+  "render_failed",
+  "kernel_busy",
+  "render_timeout",
+  "internal_error",
+  "service_unavailable",
+] as const;
+
+/** A problem code the render service (or the project and configuration endpoints) answers with. */
+export type RenderProblemCode = typeof RENDER_PROBLEM_CODES[number];
 
 /**
  * A code this release does not know (added to the service later). Intersecting `string` with an

@@ -6,9 +6,9 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import { DagError } from "../kernel/dag_errors.ts";
-import type { Dag } from "../kernel/dag_types.ts";
-import { type ParameterSchema, validateParameterSchema } from "../kernel/parameter_schema.ts";
+import { DagError } from "../dag/dag_errors.ts";
+import type { Dag } from "../dag/dag_types.ts";
+import { type ParameterSchema, validateParameterSchema } from "../dag/parameter_schema.ts";
 import { isRecord, networkError, readProblem, RenderError, renderErrorFromDag } from "./problem.ts";
 
 /** A published project version as the client uses it. */

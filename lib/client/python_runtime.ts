@@ -15,9 +15,9 @@
  * ```
  */
 
-import type { Dag } from "../kernel/dag_types.ts";
-import { completeParameterValues } from "../kernel/parameter_schema.ts";
-import { DagError } from "../kernel/dag_errors.ts";
+import type { Dag } from "../dag/dag_types.ts";
+import { completeParameterValues } from "../dag/parameter_schema.ts";
+import { DagError } from "../dag/dag_errors.ts";
 import type { RenderClient } from "./render_client.ts";
 import type { RenderResult } from "./render_result.ts";
 

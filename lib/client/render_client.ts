@@ -23,10 +23,10 @@
  */
 
 import { type ReadonlySignal, type Signal, signal } from "@preact/signals";
-import { DagError } from "../kernel/dag_errors.ts";
-import { substitute } from "../kernel/substitute.ts";
-import { completeParameterValues, type ParameterSchema } from "../kernel/parameter_schema.ts";
-import type { Dag } from "../kernel/dag_types.ts";
+import { DagError } from "../dag/dag_errors.ts";
+import { substitute } from "../dag/substitute.ts";
+import { completeParameterValues, type ParameterSchema } from "../dag/parameter_schema.ts";
+import type { Dag } from "../dag/dag_types.ts";
 import { GeometryCache } from "./geometry_cache.ts";
 import {
   networkError,

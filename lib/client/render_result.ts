@@ -8,8 +8,8 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import type { RenderResponse } from "../kernel/render.ts";
-import type { BoundingBox } from "../kernel/scene.ts";
+import type { RenderResponse } from "../dag/render_response.ts";
+import type { BoundingBox } from "../dag/scene.ts";
 import type { GeometryCache } from "./geometry_cache.ts";
 import { type DecodedMesh, decodeMesh } from "./mesh_decode.ts";
 import { isRecord } from "./problem.ts";

@@ -8,7 +8,7 @@
  * forged `X-Forwarded-For` cannot buy a fresh limit. See docs/security.md, "Client IP".
  */
 import { BlockList, isIP } from "node:net";
-import type { RouteContext } from "../web/context.ts";
+import type { Context } from "hono";
 
 /** A `TRUSTED_PROXIES` value that cannot be used; the message says which entry and why. */
 export class TrustedProxiesError extends TypeError {}
@@ -172,11 +172,13 @@ function ipv6Words(ip: string): number[] {
  *
  * @example
  * ```ts
- * const ip = requestClientIp(ctx); // "203.0.113.9"
+ * const ip = requestClientIp(ctx, config.trustedProxies); // "203.0.113.9"
  * ```
  */
-export function requestClientIp(ctx: RouteContext): string {
+export function requestClientIp(
+  ctx: Context,
+  trust: TrustedProxies = TrustedProxies.none,
+): string {
   const env = ctx.env as { remoteAddr?: { hostname?: string } } | undefined;
-  const trust = ctx.get("deps").config.trustedProxies ?? TrustedProxies.none;
   return trust.clientIp(env?.remoteAddr?.hostname, ctx.req.header("x-forwarded-for") ?? null);
 }

@@ -1,6 +1,8 @@
 /**
  * The catalogue of stable problem `code`s: one place that maps each code to its HTTP status and a
- * short title. `docs/errors.md` lists every entry; a test keeps the two in step.
+ * short title. `docs/errors.md` lists every entry; a test keeps the two in step. Browser code may
+ * not import this server module: the client's per-endpoint lists (`lib/client/problem.ts`) are
+ * held to this catalogue and to /openapi.json by tests/client/problem_test.ts.
  */
 
 /** One catalogue entry: the status a code is always answered with, and its human title. */

@@ -9,10 +9,9 @@
  * no wildcards).
  */
 
-import { isLoopback, looseParts } from "./origin_parts.ts";
+import { isLoopback, looseParts, MAX_ORIGIN_LENGTH } from "./origin_parts.ts";
 
-/** Longest origin accepted when saving a key (longer than any real one; bounds the work). */
-export const MAX_ORIGIN_LENGTH = 2048;
+export { MAX_ORIGIN_LENGTH };
 
 /** Most allowed origins one key may list. */
 export const MAX_ALLOWED_ORIGINS = 100;

@@ -2,7 +2,8 @@
  * Rough parsing of origins and origin-like strings into scheme, host and port: for messages and
  * suggestions only, never for an allow decision (that is an exact string match).
  */
-import { MAX_ORIGIN_LENGTH } from "./origin.ts";
+/** Longest origin accepted when saving a key (longer than any real one; bounds the work). */
+export const MAX_ORIGIN_LENGTH = 2048;
 
 /** Scheme, host and explicit port ("" when default) of an origin, or a best guess at them. */
 export interface OriginParts {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { AppError } from "../http/problem.ts";
-import { createPartner } from "../store/partners.ts";
+import { createPartner, listPartners } from "../store/partners.ts";
 import { createProject } from "../store/projects.ts";
 import { SigningKeyStore } from "../token/signing_keys.ts";
 import { CLOCK_LEEWAY_S, MAX_TOKEN_LIFETIME_S } from "../token/claims.ts";
@@ -14,21 +14,69 @@ import { createSdkKey, listSdkKeys, revokeSdkKey, setRenderQuota, viewSdkKey } f
 import type { RenderQuota, SdkKeyRecord } from "../store/sdk_keys.ts";
 import { revokeToken } from "./token_revocation.ts";
 
-/** The usage text printed for `--help` and unknown commands. */
-export const USAGE = `Usage: deno task hub <command> [options]
+/** Each command's synopsis and what it does (`--help` prints them; the usage lists them all). */
+export const COMMANDS: Readonly<Record<string, { synopsis: string; help: string }>> = {
+  "partner create": {
+    synopsis: "partner create --name <name>",
+    help: "Creates a partner (a company that embeds the configurator); prints its partnerId.",
+  },
+  "partner list": {
+    synopsis: "partner list",
+    help: "Lists every partner: partnerId, name, created (the demo partner is among them).",
+  },
+  "project create": {
+    synopsis: "project create --partner <id> --slug <slug> --title <title>",
+    help: "Creates an empty project of a partner; publish a version with `project publish`.",
+  },
+  "project publish": {
+    synopsis: "project publish --slug <slug> --dir <dir>",
+    help: "Publishes a new version from <dir>: parameters.schema.json + template.dag.json\n" +
+      "(template mode) or parameters.schema.json + design.py (python mode).",
+  },
+  "key create": {
+    synopsis:
+      "key create --partner <id> --label <label> --origin <origin>... --project <slug>...\n" +
+      "           [--budget <n>] [--default-ttl <s>] [--max-ttl <s>] [--rate-limit <n>/<s>]\n" +
+      "           [--ip-rate-limit <n>/<s>] [--quota-day <n>] [--quota-month <n>]",
+    help: "Creates a partner key; prints the full key (sdk_<keyId>_<secret>) once. Repeat\n" +
+      "--origin and --project for several (origins exactly as browsers send them:\n" +
+      "scheme://host[:port]). Defaults: rate limit 600/60, per-IP 60/60, no budget or quota.",
+  },
+  "key quota": {
+    synopsis: "key quota --key-id <keyId> [--quota-day <n>|none] [--quota-month <n>|none]",
+    help: "Changes a key's daily and/or monthly render quota (none = unlimited).",
+  },
+  "key revoke": {
+    synopsis: "key revoke --key-id <keyId>",
+    help: "Revokes a key: no new tokens, and its live tokens stop rendering within seconds.",
+  },
+  "key list": {
+    synopsis: "key list --partner <id>",
+    help: "Lists a partner's keys (never their secrets).",
+  },
+  "token revoke": {
+    synopsis: "token revoke --jti <jti> [--exp <unix seconds>]",
+    help: "Revokes one session token by its jti (until its exp, or the longest token life).",
+  },
+  "signing-key rotate": {
+    synopsis: "signing-key rotate",
+    help: "Makes a new Ed25519 signing key current; the old one stays published in the JWKS.",
+  },
+};
 
-  partner create --name <name>
-  project create --partner <id> --slug <slug> --title <title>
-  key create --partner <id> --label <label> --origin <origin>... --project <slug>...
-             [--budget <n>] [--default-ttl <s>] [--max-ttl <s>] [--rate-limit <n>/<s>]
-             [--ip-rate-limit <n>/<s>] [--quota-day <n>] [--quota-month <n>]
-  key quota --key-id <keyId> [--quota-day <n>|none] [--quota-month <n>|none]
-  key revoke --key-id <keyId>
-  key list --partner <id>
-  project publish --slug <slug> --dir <dir>     (dir: parameters.schema.json + template.dag.json, or + design.py)
-  token revoke --jti <jti> [--exp <unix seconds>]
-  signing-key rotate
-`;
+/** The usage text printed for `--help` and unknown commands. */
+export const USAGE =
+  "Usage: deno task hub <command> [options]   (<command> --help for details)\n\n" +
+  Object.values(COMMANDS).map((c) => "  " + c.synopsis).join("\n") + "\n";
+
+/** One command's help text. */
+export function commandHelp(command: string): string {
+  const c = COMMANDS[command];
+  return `Usage: deno task hub ${c.synopsis}\n\n${c.help}\n`;
+}
+
+/** Asked for help: printed on stdout, exit code 0. */
+export class CliHelp extends Error {}
 
 /** A usage or input error: exit code 2 with its message. */
 export class CliError extends Error {}
@@ -106,10 +154,19 @@ export async function runCli(
   });
   const opts = values as Options;
   const command = positionals.join(" ");
+  if (opts.help || command === "help") {
+    throw new CliHelp(Object.hasOwn(COMMANDS, command) ? commandHelp(command) : USAGE);
+  }
   switch (command) {
     case "partner create": {
       const partner = await createPartner(kv, one(opts, "name"), clock());
       return { partnerId: partner.id };
+    }
+    case "partner list": {
+      const partners = await listPartners(kv);
+      return {
+        partners: partners.map((p) => ({ partnerId: p.id, name: p.name, createdAt: p.createdAt })),
+      };
     }
     case "project create": {
       const project = await createProject(kv, {
@@ -220,7 +277,7 @@ function omitKeyId<T extends { keyId: string }>(view: T): Omit<T, "keyId"> {
 
 /** Turns a CLI failure into the message to print (never a stack trace for expected errors). */
 export function cliErrorMessage(err: unknown): string {
-  if (err instanceof CliError) return err.message;
+  if (err instanceof CliError || err instanceof CliHelp) return err.message;
   if (err instanceof AppError) {
     const pointer = typeof err.extensions.pointer === "string"
       ? ` (at ${err.extensions.pointer || "/"})`

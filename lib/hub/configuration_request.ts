@@ -5,8 +5,8 @@
  * from the body; the values are validated against that project version by substitution.
  */
 import { AppError } from "../http/problem.ts";
-import { validateParameterSchema } from "../kernel/parameter_schema.ts";
-import type { Dag } from "../kernel/dag_types.ts";
+import { validateParameterSchema } from "../dag/parameter_schema.ts";
+import type { Dag } from "../dag/dag_types.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
 import type { SessionClaims } from "../token/claims.ts";
 import { TokenError } from "../token/errors.ts";

@@ -11,11 +11,11 @@
  */
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify, SignJWT } from "jose";
 import { AppError } from "../http/problem.ts";
-import { dagHash } from "../kernel/canonical_dag.ts";
-import { DagError } from "../kernel/dag_errors.ts";
-import type { Dag } from "../kernel/dag_types.ts";
-import type { ParameterSchema } from "../kernel/parameter_schema.ts";
-import { substitute } from "../kernel/substitute.ts";
+import { dagHash } from "../dag/canonical_dag.ts";
+import { DagError } from "../dag/dag_errors.ts";
+import type { Dag } from "../dag/dag_types.ts";
+import type { ParameterSchema } from "../dag/parameter_schema.ts";
+import { substitute } from "../dag/substitute.ts";
 
 /** The JWS `typ` of a signed configuration. */
 export const CONFIGURATION_TYP = "cad-configuration+jwt";

@@ -22,7 +22,7 @@ import { z } from "zod";
 import { isWellFormedKeyId } from "./partner_key.ts";
 import { getProject } from "../store/projects.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
-import { type ParameterSchema, validateParameterSchema } from "../kernel/parameter_schema.ts";
+import { type ParameterSchema, validateParameterSchema } from "../dag/parameter_schema.ts";
 import type { SdkKeyRecord } from "../store/sdk_keys.ts";
 import { issue, loadActiveKey, type MintDeps, type MintResult, recordMintFailure } from "./mint.ts";
 

@@ -6,7 +6,7 @@
  * of the snippet.
  *
  * The custom element reads `key-id`, `project`, `hub-url` and `kernel-url`
- * (lib/web/islands_embed.ts); the hosted page reads `?key=` (routes/configurator/[project]).
+ * (lib/sdk/embed_element.ts); the hosted page reads `?key=` (routes/configurator/[project]).
  * tests/settings/embed_snippets_test.ts checks the snippets against those names.
  */
 

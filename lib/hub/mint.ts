@@ -11,7 +11,7 @@ import { validate } from "../http/validate.ts";
 import { type SessionClaims, TOKEN_AUDIENCE, TOKEN_ISSUER } from "../token/claims.ts";
 import { signToken } from "../token/sign.ts";
 import type { SdkKeyRecord } from "../store/sdk_keys.ts";
-import type { SdkKeyCache } from "./key_cache.ts";
+import type { SdkKeyCache } from "../store/sdk_key_cache.ts";
 import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError } from "./partner_key.ts";
 import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
 import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
@@ -23,7 +23,7 @@ import {
 import { randomHex } from "./random_hex.ts";
 import { secretAccepted, TTL_BOUNDS } from "./sdk_keys.ts";
 import type { UsageRecorder } from "./usage.ts";
-import type { BudgetStore } from "../redis/budget.ts";
+import type { BudgetStore } from "../render/budget.ts";
 
 /** What a mint attempt learned about its key, for the usage counters. */
 interface MintSeen {
@@ -315,7 +315,7 @@ export async function issue(
   };
   const token = signToken(claims, signing);
   // Before the token leaves: the kernel refuses a budgeted token whose counter does not exist
-  // (lib/redis/budget.ts), so a lost counter can never grant a fresh budget.
+  // (lib/render/budget.ts), so a lost counter can never grant a fresh budget.
   await deps.budgets.open(claims.jti, claims.budget, claims.exp);
   return { token, expiresAt: claims.exp, mode, claims, headers };
 }

@@ -3,10 +3,10 @@
  * evaluated by the render services' worker pool (the same evaluation renders use), summarized as
  * bounding box, triangle count, volume and parts.
  */
-import type { Dag } from "../kernel/dag_types.ts";
-import { validateParameterSchema } from "../kernel/parameter_schema.ts";
-import type { Scene } from "../kernel/scene.ts";
-import { substitute } from "../kernel/substitute.ts";
+import type { Dag } from "../dag/dag_types.ts";
+import { validateParameterSchema } from "../dag/parameter_schema.ts";
+import type { Scene } from "../dag/scene.ts";
+import { substitute } from "../dag/substitute.ts";
 import { AppError } from "../http/problem.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
 

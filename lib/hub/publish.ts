@@ -4,10 +4,10 @@
  * pointer into the document they concern (prefixed with its file name).
  */
 import { AppError } from "../http/problem.ts";
-import { canonicalJson, sha256Hex } from "../kernel/canonical_dag.ts";
-import { DagError } from "../kernel/dag_errors.ts";
+import { canonicalJson, sha256Hex } from "../dag/canonical_dag.ts";
+import { DagError } from "../dag/dag_errors.ts";
 import { validateDag } from "../kernel/dag_validate.ts";
-import { assertTemplateParameters, validateParameterSchema } from "../kernel/parameter_schema.ts";
+import { assertTemplateParameters, validateParameterSchema } from "../dag/parameter_schema.ts";
 import { templateHash, templateShape } from "../kernel/template_instance.ts";
 import { getProject } from "../store/projects.ts";
 import {
@@ -67,6 +67,14 @@ export async function publishProject(
   if (!project || (options.partnerId !== undefined && project.partnerId !== options.partnerId)) {
     throw new AppError("unknown_project_version", `No project "${slug}" to publish to.`);
   }
+  if (docs.mode !== "python" && looksLikeDag(docs.schema) && !looksLikeDag(docs.template)) {
+    throw new AppError(
+      "invalid_parameter_schema",
+      "parameters.schema.json holds a DAG and template.dag.json does not: the two files look " +
+        "swapped. Give the DAG as the template and the parameter schema as the schema.",
+      { extensions: { file: "parameters.schema.json", pointer: "", reason: "files_swapped" } },
+    );
+  }
   const schema = inFile("parameters.schema.json", () => validateParameterSchema(docs.schema));
   if (docs.mode === "python") return await publishPython(kv, slug, docs, options.now);
   const template = inFile("template.dag.json", () => {
@@ -122,6 +130,12 @@ async function publishPython(
     templateHash: await sha256Hex(source),
     etag: await versionEtag({ mode: "python", schema: docs.schema, source }),
   }, now);
+}
+
+/** Whether a document has a DAG's own members (`nodes` and `output`), whatever else is wrong. */
+function looksLikeDag(doc: unknown): boolean {
+  return typeof doc === "object" && doc !== null && !Array.isArray(doc) &&
+    Object.hasOwn(doc, "nodes") && Object.hasOwn(doc, "output");
 }
 
 function inFile<T>(file: string, fn: () => T): T {

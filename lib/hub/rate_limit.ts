@@ -12,11 +12,8 @@ import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { RedisClient } from "../redis/client.ts";
 import { RedisScript } from "../redis/script.ts";
 
-/** A rate-limit policy: `points` mints per `durationSeconds` window. */
-export interface RateLimitPolicy {
-  points: number;
-  durationSeconds: number;
-}
+import type { RateLimitPolicy } from "../store/sdk_keys.ts";
+export type { RateLimitPolicy };
 
 /** The default per-keyId policy: 600 mints a minute (documented in docs/api.md). */
 export const DEFAULT_RATE_LIMIT: RateLimitPolicy = { points: 600, durationSeconds: 60 };

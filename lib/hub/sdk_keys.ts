@@ -21,7 +21,7 @@ import {
 import { generatePartnerKey, secretForKeyId, secretMatches } from "./partner_key.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS, type RateLimitPolicy } from "./rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "./client_ip_limit.ts";
-import { RENDER_QUOTA_MAX } from "../kernel/render_quota.ts";
+import { RENDER_QUOTA_MAX } from "../render/render_quota.ts";
 
 /** Token lifetime bounds in seconds (spec 8: defaults 30 min and 2 h; hard cap 12 h). */
 export const TTL_BOUNDS = {

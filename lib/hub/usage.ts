@@ -14,13 +14,13 @@
  * keys that exist are recorded.
  */
 import type { Logger } from "../ops/logger.ts";
-import { RenderQuotas } from "../kernel/render_quota.ts";
+import { RenderQuotas } from "../render/render_quota.ts";
 import type { RedisClient } from "../redis/client.ts";
 import {
   type QuotaCounts,
   quotaPeriods,
   RedisRenderQuotaStore,
-} from "../redis/render_quota_store.ts";
+} from "../render/render_quota_store.ts";
 import type { RenderQuota } from "../store/sdk_keys.ts";
 
 /** Distinct non-allowlisted origins named per key and day; more count as `(other)`. */

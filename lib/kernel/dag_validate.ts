@@ -4,194 +4,58 @@
  * in the document (every array length is checked before it is walked, graph walks are iterative),
  * so a hostile 256 KiB body is refused in milliseconds without deep recursion.
  *
+ * What each op accepts comes from its spec (`lib/kernel/ops/`): members, their kinds and ranges,
+ * which are required, the result type, and the literal rules that span members. This file is the
+ * generic machinery around them.
+ *
  * Order of checks, so that "the first error" is well defined: the document's members; each node in
  * document order (id, op, members in document order, missing members, rules spanning members);
  * `output`; cycles; expanded cost; result types (nodes in document order); the output's type;
  * instance counts; part names.
  *
  * Rules on *referenced* values (a segment count that comes from a parameter, a radius computed by
- * `sub`) cannot be known from the JSON alone; the evaluator checks those when it computes them.
+ * `sub`) cannot be known from the JSON alone; the evaluator checks those when it computes them,
+ * against the same specs.
  *
- * Runs in browsers too: no Deno APIs here.
+ * Runs in browsers too: no Deno APIs here, and no manifold-3d.
  */
 
 import {
-  DagError,
-  type DagErrorReason,
   isPlainObject,
   isValidName,
   jsonPointer,
   jsonTypeName,
   quoted,
-} from "./dag_errors.ts";
-import { type DagLimits, expandedCostsInOrder, resolveDagLimits } from "./dag_limits.ts";
-import type { Dag } from "./dag_types.ts";
+} from "../dag/dag_errors.ts";
+import { type DagLimits, expandedCostsInOrder, resolveDagLimits } from "../dag/dag_limits.ts";
+import { COLOR_PATTERN, type Dag } from "../dag/dag_types.ts";
+import { DAG_OPS, opSpec } from "./ops/mod.ts";
+import {
+  ASM,
+  BOOL,
+  describeType,
+  failDag as fail,
+  isRequired,
+  literalType,
+  type Member,
+  NUM,
+  type OpSpec,
+  type Range,
+  rangeText,
+  rangeViolation,
+  SOLID,
+  SOLIDISH,
+  STR,
+} from "./ops/op_spec.ts";
+import { assertInputValue, assertLiteral } from "./ops/parameters.ts";
 
-// Result types as bits, so "solid or instances" is one mask and a check is one AND.
-const NUM = 1, BOOL = 2, STR = 4, PROFILE = 8, SOLID = 16, INST = 32, PART = 64, ASM = 128;
-const SOLIDISH = SOLID | INST;
-const TYPE_NAMES: [number, string][] = [
-  [NUM, "number"],
-  [BOOL, "boolean"],
-  [STR, "string"],
-  [PROFILE, "profile"],
-  [SOLID, "solid"],
-  [INST, "instances"],
-  [PART, "part"],
-  [ASM, "assembly"],
-];
+export { DAG_OPS };
+export { assertInputValue, assertLiteral };
 
-/** Lowercase `#rrggbb`, the only color spelling the format accepts. */
-export const COLOR_PATTERN: RegExp = /^#[0-9a-f]{6}$/;
-
-/** Literal rules for a number member; the `segments`/`repeat` flags take their bounds from limits. */
-interface Range {
-  gt?: number;
-  ge?: number;
-  le?: number;
-  int?: boolean;
-  nonZero?: boolean;
-  segments?: boolean;
-  repeat?: boolean;
-}
-
-type Member =
-  | { kind: "num"; range?: Range }
-  | { kind: "bool" }
-  | { kind: "str"; color?: boolean }
-  | { kind: "choice"; choices: readonly string[] }
-  | { kind: "vec"; n: 2 | 3; range?: Range }
-  | { kind: "nums"; min: number; max: number }
-  | { kind: "points" }
-  | { kind: "ref"; type: number }
-  | { kind: "refs"; type: number; min: number; max: number }
-  | { kind: "value" } // a number/boolean/string literal or a reference to any node
-  | { kind: "literal" } // a number/boolean/string literal only (ParameterInput)
-  | { kind: "name" }; // a parameter name
-
-/** How a node's result type is found: fixed, the child's, the branches', the fallback's. */
-type Result = number | "child" | "select" | "param";
-
-interface OpSpec {
-  result: Result;
-  required: readonly string[];
-  members: Readonly<Record<string, Member>>;
-}
-
-const num = (range?: Range): Member => ({ kind: "num", range });
-const vec = (n: 2 | 3, range?: Range): Member => ({ kind: "vec", n, range });
-const ref = (type: number): Member => ({ kind: "ref", type });
-const refs = (type: number, max: number): Member => ({ kind: "refs", type, min: 1, max });
-const BOOL_ARG: Member = { kind: "bool" };
-const POSITIVE: Range = { gt: 0 };
-const SEGMENTS: Range = { int: true, segments: true };
-const DEGREES: Range = { gt: 0, le: 360 };
-
-function op(result: Result, required: string[], members: Record<string, Member>): OpSpec {
-  return { result, required, members };
-}
-const nary = op(NUM, ["args"], { args: { kind: "nums", min: 1, max: 64 } });
-const binary = op(NUM, ["a", "b"], { a: num(), b: num() });
-const solids = op(SOLID, ["children"], { children: refs(SOLIDISH, 256) });
-const transform = (member: string, range?: Range) =>
-  op("child", ["child", member], { child: ref(SOLIDISH), [member]: vec(3, range) });
-
-/** Every op of docs/dag.md with its members; hasOwn-guarded lookups only. */
-const OPS: Readonly<Record<string, OpSpec>> = Object.freeze({
-  ParameterInput: op("param", ["parameter", "fallback"], {
-    parameter: { kind: "name" },
-    fallback: { kind: "literal" },
-    value: { kind: "literal" },
-  }),
-  add: nary,
-  mul: nary,
-  min: nary,
-  max: nary,
-  sub: binary,
-  div: binary,
-  clamp: op(NUM, ["value", "min", "max"], { value: num(), min: num(), max: num() }),
-  round: op(NUM, ["value"], {
-    value: num(),
-    step: num(POSITIVE),
-    mode: { kind: "choice", choices: ["nearest", "floor", "ceil"] },
-  }),
-  compare: op(BOOL, ["test", "a", "b"], {
-    test: { kind: "choice", choices: ["lt", "le", "gt", "ge", "eq", "ne"] },
-    a: { kind: "value" },
-    b: { kind: "value" },
-  }),
-  select: op("select", ["cond", "then", "else"], {
-    cond: BOOL_ARG,
-    then: { kind: "value" },
-    else: { kind: "value" },
-  }),
-  rectangle: op(PROFILE, ["size"], { size: vec(2, POSITIVE), center: BOOL_ARG }),
-  roundedRectangle: op(PROFILE, ["size", "radius"], {
-    size: vec(2, POSITIVE),
-    radius: num({ ge: 0 }),
-    segments: num(SEGMENTS),
-    center: BOOL_ARG,
-  }),
-  circle: op(PROFILE, ["radius"], { radius: num(POSITIVE), segments: num(SEGMENTS) }),
-  polygon: op(PROFILE, ["points"], { points: { kind: "points" } }),
-  box: op(SOLID, ["size"], { size: vec(3, POSITIVE), center: BOOL_ARG }),
-  cylinder: op(SOLID, ["height", "radius"], {
-    height: num(POSITIVE),
-    radius: num(POSITIVE),
-    radiusTop: num({ ge: 0 }),
-    segments: num(SEGMENTS),
-    center: BOOL_ARG,
-  }),
-  sphere: op(SOLID, ["radius"], { radius: num(POSITIVE), segments: num(SEGMENTS) }),
-  extrude: op(SOLID, ["profile", "height"], {
-    profile: ref(PROFILE),
-    height: num(POSITIVE),
-    twist: num(),
-    scaleTop: vec(2, { ge: 0 }),
-    divisions: num({ int: true, ge: 0, le: 256 }),
-    center: BOOL_ARG,
-  }),
-  revolve: op(SOLID, ["profile"], {
-    profile: ref(PROFILE),
-    segments: num(SEGMENTS),
-    degrees: num(DEGREES),
-  }),
-  union: solids,
-  intersection: solids,
-  hull: solids,
-  difference: op(SOLID, ["base", "subtract"], {
-    base: ref(SOLIDISH),
-    subtract: refs(SOLIDISH, 256),
-  }),
-  translate: transform("offset"),
-  rotate: transform("degrees"),
-  scale: transform("factor", { nonZero: true }),
-  mirror: transform("normal"),
-  linearRepeat: op(INST, ["child", "count", "step"], {
-    child: ref(SOLIDISH),
-    count: num({ int: true, ge: 1, repeat: true }),
-    step: vec(3),
-  }),
-  gridRepeat: op(INST, ["child", "count", "step"], {
-    child: ref(SOLIDISH),
-    count: vec(2, { int: true, ge: 1 }),
-    step: vec(2),
-  }),
-  polarRepeat: op(INST, ["child", "count"], {
-    child: ref(SOLIDISH),
-    count: num({ int: true, ge: 1, repeat: true }),
-    degrees: num(DEGREES),
-  }),
-  part: op(PART, ["child", "name", "color"], {
-    child: ref(SOLIDISH),
-    name: { kind: "str" },
-    color: { kind: "str", color: true },
-  }),
-  assembly: op(ASM, ["parts"], { parts: refs(PART, 64) }),
-});
-
-/** Every op name the format defines. */
-export const DAG_OPS: readonly string[] = Object.freeze(Object.keys(OPS));
+/** How a range rule with its own reason is worded when a literal breaks it. */
+const REASON_MESSAGES: Record<NonNullable<Range["reason"]>, string> = {
+  division_by_zero: "division by zero",
+};
 
 /** A reference found in a node: which node it names, where it is, what it must be. */
 interface Edge {
@@ -211,68 +75,6 @@ interface Edge {
  */
 export function validateDag(input: unknown, options: Partial<DagLimits> = {}): Dag {
   return new DagValidator(resolveDagLimits(options)).run(input);
-}
-
-/**
- * The check `validateDag` applies to a literal-only member (a ParameterInput's `fallback` and
- * `value`): a finite number within ±`maxAbsNumber`, a string of at most `maxStringLength`, or a
- * boolean; anything else throws its `DagError`.
- *
- * @example
- * ```ts
- * assertLiteral(node.value, "/nodes/width/value", resolveDagLimits({}));
- * ```
- */
-export function assertLiteral(value: unknown, pointer: string, limits: DagLimits): void {
-  if (typeof value === "number") {
-    if (!(Number.isFinite(value) && Math.abs(value) <= limits.maxAbsNumber)) {
-      fail("out_of_range", pointer, `numbers are finite with |x| ≤ ${limits.maxAbsNumber}`);
-    }
-  } else if (typeof value === "string") {
-    if (value.length > limits.maxStringLength) {
-      fail("string_too_long", pointer, `strings are at most ${limits.maxStringLength} long`);
-    }
-  } else if (typeof value !== "boolean") {
-    fail("type_mismatch", pointer, "expected a number, boolean or string literal");
-  }
-}
-
-/**
- * The checks `validateDag` applies to a ParameterInput's `value`: a literal (`assertLiteral`) of
- * the same type as the node's `fallback`.
- *
- * @example
- * ```ts
- * assertInputValue(node.value, node.fallback, "/nodes/width/value", resolveDagLimits({}));
- * ```
- */
-export function assertInputValue(
-  value: unknown,
-  fallback: unknown,
-  pointer: string,
-  limits: DagLimits,
-): void {
-  assertLiteral(value, pointer, limits);
-  if (literalType(value) !== literalType(fallback)) {
-    fail("type_mismatch", pointer, "value must have the fallback's type");
-  }
-}
-
-/** The bitmask result type of a literal argument, or 0 when it is a reference. */
-function literalType(value: unknown): number {
-  if (typeof value === "number") return NUM;
-  if (typeof value === "boolean") return BOOL;
-  if (typeof value === "string") return STR;
-  return 0;
-}
-
-function describe(mask: number): string {
-  const names = TYPE_NAMES.filter(([bit]) => (mask & bit) !== 0).map(([, name]) => name);
-  return names.length === 0 ? "nothing" : names.join(" or ");
-}
-
-function fail(reason: DagErrorReason, pointer: string, message: string): never {
-  throw new DagError("invalid_dag", reason, pointer, message);
 }
 
 class DagValidator {
@@ -332,10 +134,8 @@ class DagValidator {
     if (!isPlainObject(node)) fail("not_an_object", base, `node "${id}" must be a JSON object`);
     if (!Object.hasOwn(node, "op")) fail("missing_member", `${base}/op`, `node "${id}" has no op`);
     const opName = node.op;
-    if (typeof opName !== "string" || !Object.hasOwn(OPS, opName)) {
-      fail("unknown_op", `${base}/op`, `unknown op ${quoted(opName)}`);
-    }
-    const spec = OPS[opName];
+    const spec = opSpec(opName);
+    if (spec === undefined) fail("unknown_op", `${base}/op`, `unknown op ${quoted(opName)}`);
     for (const key of Object.keys(node)) {
       if (key === "op") continue;
       if (!Object.hasOwn(spec.members, key)) {
@@ -344,18 +144,18 @@ class DagValidator {
       }
       this.checkMember(i, spec.members[key], node[key], `${base}/${key}`);
     }
-    for (const key of spec.required) {
-      if (!Object.hasOwn(node, key)) {
+    for (const [key, member] of Object.entries(spec.members)) {
+      if (isRequired(member) && !Object.hasOwn(node, key)) {
         fail("missing_member", `${base}/${key}`, `${opName} needs "${key}"`);
       }
     }
-    this.checkAcrossMembers(opName, node, base);
+    this.checkAcrossMembers(spec, node, base);
   }
 
   private checkMember(i: number, member: Member, value: unknown, pointer: string): void {
     switch (member.kind) {
       case "num":
-        return this.checkNum(i, value, pointer, member.range);
+        return this.checkNum(i, value, pointer, memberRange(member));
       case "bool":
         if (typeof value !== "boolean") this.checkRef(i, value, pointer, BOOL);
         return;
@@ -373,7 +173,7 @@ class DagValidator {
         return;
       case "vec":
         this.checkArray(value, pointer, member.n, member.n);
-        return this.checkNums(i, value as unknown[], pointer, member.range);
+        return this.checkNums(i, value as unknown[], pointer, memberRange(member));
       case "nums":
         this.checkArray(value, pointer, member.min, member.max);
         return this.checkNums(i, value as unknown[], pointer);
@@ -430,23 +230,10 @@ class DagValidator {
       fail("out_of_range", pointer, `numbers are finite with |x| ≤ ${this.limits.maxAbsNumber}`);
     }
     if (range === undefined) return;
-    if (range.int && !Number.isInteger(value)) {
-      fail("not_an_integer", pointer, "expected an integer");
-    }
-    const { minSegments, maxSegments, maxRepeatCount } = this.limits;
-    const ge = range.segments ? minSegments : range.ge;
-    const le = range.segments ? maxSegments : range.repeat ? maxRepeatCount : range.le;
-    if (
-      (range.gt !== undefined && !(value > range.gt)) || (ge !== undefined && value < ge) ||
-      (le !== undefined && value > le) || (range.nonZero && value === 0)
-    ) {
-      const bounds = [
-        range.gt !== undefined ? `> ${range.gt}` : "",
-        ge !== undefined ? `≥ ${ge}` : "",
-        le !== undefined ? `≤ ${le}` : "",
-        range.nonZero ? "non-zero" : "",
-      ].filter(Boolean).join(", ");
-      fail("out_of_range", pointer, `${value} is out of range (${bounds})`);
+    const broken = rangeViolation(value, range, this.limits);
+    if (broken === "int") fail("not_an_integer", pointer, "expected an integer");
+    if (broken !== undefined) {
+      fail("out_of_range", pointer, `${value} is out of range (${rangeText(range, this.limits)})`);
     }
   }
 
@@ -467,7 +254,7 @@ class DagValidator {
   /** A `{ref}` argument; `only` when no literal is allowed here (geometry members). */
   private checkRef(i: number, value: unknown, pointer: string, expect: number, only = false) {
     if (!isPlainObject(value)) {
-      const what = only ? "a reference" : `a ${describe(expect)} or a reference`;
+      const what = only ? "a reference" : `a ${describeType(expect)} or a reference`;
       fail("type_mismatch", pointer, `expected ${what}, got ${jsonTypeName(value)}`);
     }
     const keys = Object.keys(value);
@@ -479,41 +266,16 @@ class DagValidator {
     this.edges[i].push({ target, pointer, expect });
   }
 
-  /** Literal rules that involve more than one member. */
-  private checkAcrossMembers(opName: string, node: Record<string, unknown>, base: string): void {
-    const isNum = (x: unknown): x is number => typeof x === "number";
-    if (opName === "ParameterInput" && Object.hasOwn(node, "value")) {
-      assertInputValue(node.value, node.fallback, `${base}/value`, this.limits);
-    } else if (opName === "div" && node.b === 0) {
-      fail("division_by_zero", `${base}/b`, "division by zero");
-    } else if (opName === "clamp" && isNum(node.min) && isNum(node.max) && node.min > node.max) {
-      fail("out_of_range", `${base}/max`, "clamp max is below min");
-    } else if (opName === "roundedRectangle") {
-      const [x, y] = node.size as unknown[];
-      if (isNum(node.radius) && isNum(x) && isNum(y) && node.radius > Math.min(x, y) / 2) {
-        fail("out_of_range", `${base}/radius`, "radius exceeds half the smaller side");
-      }
-    } else if (opName === "mirror" && (node.normal as unknown[]).every((x) => x === 0)) {
-      fail("out_of_range", `${base}/normal`, "the mirror normal is zero");
-    } else if (opName === "gridRepeat") {
-      const [nx, ny] = node.count as unknown[];
-      if (isNum(nx) && isNum(ny) && nx * ny > this.limits.maxGridCount) {
-        fail("too_many_instances", `${base}/count`, `grids hold ≤ ${this.limits.maxGridCount}`);
-      }
-    } else if (opName === "polygon") {
-      const points = node.points as unknown[][];
-      if (points.every(([x, y]) => isNum(x) && isNum(y))) {
-        let twiceArea = 0; // shoelace formula
-        for (let k = 0; k < points.length; k++) {
-          const [x0, y0] = points[k] as number[];
-          const [x1, y1] = points[(k + 1) % points.length] as number[];
-          twiceArea += x0 * y1 - x1 * y0;
-        }
-        if (!(twiceArea > 0)) {
-          fail("not_counter_clockwise", `${base}/points`, "polygon points must wind CCW");
-        }
+  /** Range rules with a reason of their own, then the op's literal rules spanning members. */
+  private checkAcrossMembers(spec: OpSpec, node: Record<string, unknown>, base: string): void {
+    for (const [key, member] of Object.entries(spec.members)) {
+      const range = member.kind === "num" ? member.range : undefined;
+      const value = node[key];
+      if (range?.reason && typeof value === "number" && rangeViolation(value, range, this.limits)) {
+        fail(range.reason, `${base}/${key}`, REASON_MESSAGES[range.reason]);
       }
     }
+    spec.check?.(node, (member) => `${base}/${member}`, this.limits);
   }
 
   /** Dependencies-first order by iterative DFS; a reference back onto the DFS stack is a cycle. */
@@ -575,12 +337,16 @@ class DagValidator {
   private inferTypes(order: number[]): void {
     for (const i of order) {
       const node = this.nodes[this.ids[i]];
-      const result = OPS[node.op as string].result;
+      const result = this.spec(i).result;
       if (typeof result === "number") this.types[i] = result;
       else if (result === "param") this.types[i] = literalType(node.fallback);
       else if (result === "child") this.types[i] = this.argType(node.child) & SOLIDISH || SOLID;
       else this.types[i] = this.argType(node.then) | this.argType(node.else);
     }
+  }
+
+  private spec(i: number): OpSpec {
+    return opSpec(this.nodes[this.ids[i]].op)!;
   }
 
   private argType(value: unknown): number {
@@ -589,33 +355,20 @@ class DagValidator {
   }
 
   private checkTypes(id: string, i: number): void {
-    const node = this.nodes[id];
-    const base = `/nodes/${id}`;
     for (const edge of this.edges[i]) {
       const actual = this.types[edge.target];
       if ((actual & ~edge.expect) !== 0) {
-        const message = `expected ${describe(edge.expect)}, "${this.ids[edge.target]}" is ${
-          describe(actual)
+        const message = `expected ${describeType(edge.expect)}, "${this.ids[edge.target]}" is ${
+          describeType(actual)
         }`;
         fail("type_mismatch", edge.pointer, message);
       }
     }
-    if (node.op === "compare") {
-      const a = this.argType(node.a), b = this.argType(node.b);
-      const ordered = !["eq", "ne"].includes(node.test as string);
-      const allowed = ordered ? NUM : NUM | BOOL | STR;
-      if ((a & ~allowed) !== 0 || !single(a)) {
-        fail("type_mismatch", `${base}/a`, `compare ${node.test} needs ${describe(allowed)}`);
-      }
-      if (a !== b) fail("type_mismatch", `${base}/b`, `expected ${describe(a)} like a`);
-    } else if (node.op === "select") {
-      const a = this.argType(node.then), b = this.argType(node.else);
-      // One kind: identical types, except that solids and instances mix (both are "solid").
-      const agree = (a === b && single(a)) || ((a | b) & ~SOLIDISH) === 0;
-      if (!agree) {
-        fail("type_mismatch", `${base}/else`, `else is ${describe(b)}, then is ${describe(a)}`);
-      }
-    }
+    this.spec(i).checkTypes?.(
+      this.nodes[id],
+      (arg) => this.argType(arg),
+      (member) => `/nodes/${id}/${member}`,
+    );
   }
 
   /** Instances multiply through nested repeats; literal counts are known, referenced ones count 1. */
@@ -626,14 +379,14 @@ class DagValidator {
     const literal = (value: unknown) => typeof value === "number" ? value : 1;
     for (const i of order) {
       const node = this.nodes[this.ids[i]];
+      const spec = this.spec(i);
       let n = 1;
-      if (node.op === "linearRepeat" || node.op === "polarRepeat") {
-        n = literal(node.count) * of(node.child);
-      } else if (node.op === "gridRepeat") {
-        const [nx, ny] = node.count as unknown[];
-        n = literal(nx) * literal(ny) * of(node.child);
-      } else if (OPS[node.op as string].result === "child") n = of(node.child);
-      else if (node.op === "select" && (this.types[i] & ~SOLIDISH) === 0) {
+      if (spec.instances !== undefined) {
+        const count = node[spec.instances];
+        const factors = Array.isArray(count) ? count : [count];
+        n = factors.reduce((product: number, x) => product * literal(x), 1) * of(node.child);
+      } else if (spec.result === "child") n = of(node.child);
+      else if (spec.result === "select" && (this.types[i] & ~SOLIDISH) === 0) {
         n = Math.max(of(node.then), of(node.else));
       }
       counts[i] = Math.min(n, over);
@@ -664,7 +417,8 @@ class DagValidator {
   }
 }
 
-/** Whether a type mask names exactly one type. */
-function single(mask: number): boolean {
-  return mask !== 0 && (mask & (mask - 1)) === 0;
+/** A member's range as checked with the member (rules with a reason of their own wait). */
+function memberRange(member: Member): Range | undefined {
+  const range = member.kind === "num" || member.kind === "vec" ? member.range : undefined;
+  return range?.reason ? undefined : range;
 }

@@ -40,7 +40,7 @@ export const EVAL_ERROR_REASONS = [
   // (out_of_range too: a computed number outside ±1e6 or outside its member's range)
   "division_by_zero", // `div` by a computed 0
   "not_counter_clockwise", // a computed polygon is clockwise or degenerate
-  "empty_geometry", // a part's geometry is empty
+  "empty_geometry", // a part's geometry is empty, or an offset leaves nothing of a profile
   "geometry_failed", // manifold-3d reported an error status
   // render_timeout, kernel_busy, internal_error: the pool
   "deadline", // the job ran past its deadline; its worker was terminated and replaced

@@ -2,29 +2,17 @@
  * The render worker: one manifold-3d module per worker, initialised once, then one DAG at a time
  * (the pool never sends a second job before the first is answered).
  *
- * Protocol (see worker_pool.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
+ * Protocol (worker_protocol.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
  * the pool posts `{ id, dag, limits }`; the worker answers `{ type: "result", id, scene }` or
  * `{ type: "error", id, error, fatal }`. `fatal` means the error was not an EvalError (a WASM
  * abort, an out-of-memory, a bug): the module may be corrupt, so the pool replaces this worker.
  */
-import type { Dag } from "./dag_types.ts";
-import { toWireError, type WireError } from "./eval_errors.ts";
-import { type EvalLimits, evaluateDag } from "./evaluate.ts";
+import { toWireError } from "./eval_errors.ts";
+import { evaluateDag } from "./evaluate.ts";
 import { getManifoldRuntime } from "./manifold_runtime.ts";
-import type { Scene } from "./scene.ts";
+import type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 
-/** A job the pool sends. */
-export interface WorkerJob {
-  id: number;
-  dag: Dag;
-  limits: EvalLimits;
-}
-
-/** What the worker posts back. */
-export type WorkerReply =
-  | { type: "ready" }
-  | { type: "result"; id: number; scene: Scene }
-  | { type: "error"; id: number; error: WireError; fatal: boolean };
+export type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 
 /** The dedicated-worker global scope, as much of it as this module uses. */
 interface WorkerScope {

@@ -14,8 +14,8 @@
  * Runs in browsers and workers too: only web APIs here.
  */
 
-import type { EncodedMesh } from "./scene.ts";
-import { sha256HexOf } from "./sha256.ts";
+import type { EncodedMesh } from "../dag/scene.ts";
+import { sha256HexOf } from "../dag/sha256.ts";
 
 /** Whether this host stores numbers little-endian (typed arrays use the host's order). */
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

@@ -6,9 +6,9 @@
  * triangles and a shorter deadline. The DAG must be concrete: no `ParameterInput` nodes.
  */
 import { AppError } from "../http/problem.ts";
-import { jsonPointer } from "./dag_errors.ts";
-import { type DagLimits, DEFAULT_DAG_LIMITS } from "./dag_limits.ts";
-import type { Dag } from "./dag_types.ts";
+import { jsonPointer } from "../dag/dag_errors.ts";
+import { type DagLimits, DEFAULT_DAG_LIMITS } from "../dag/dag_limits.ts";
+import type { Dag } from "../dag/dag_types.ts";
 import { validateDag } from "./dag_validate.ts";
 
 /** The limits a python-mode DAG is validated and evaluated under (docs/design.md, "Limits"). */

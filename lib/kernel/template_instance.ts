@@ -12,14 +12,19 @@
  * Runs in browsers too: no Deno APIs here.
  */
 
-import { dagHash, sha256Hex } from "./canonical_dag.ts";
-import { DagError, jsonPointer } from "./dag_errors.ts";
-import { type DagLimits, resolveDagLimits } from "./dag_limits.ts";
-import type { Dag, ParameterInputNode, ParameterValue } from "./dag_types.ts";
+import { dagHash, sha256Hex } from "../dag/canonical_dag.ts";
+import { DagError, jsonPointer } from "../dag/dag_errors.ts";
+import { type DagLimits, resolveDagLimits } from "../dag/dag_limits.ts";
+import {
+  type Dag,
+  isParameterInput,
+  type ParameterInputNode,
+  type ParameterValue,
+} from "../dag/dag_types.ts";
 import { assertInputValue, validateDag } from "./dag_validate.ts";
-import { instanceCanonicalJson } from "./instance_canonical.ts";
-import { type ParameterSchema, validateParameterValue } from "./parameter_schema.ts";
-import { mapParameterInputs } from "./substitute.ts";
+import { instanceCanonicalJson } from "../dag/instance_canonical.ts";
+import { type ParameterSchema, validateParameterValue } from "../dag/parameter_schema.ts";
+import { mapParameterInputs } from "../dag/substitute.ts";
 
 /**
  * A copy of `dag` with every `ParameterInput.value` removed: what the template was.
@@ -74,7 +79,7 @@ export async function assertInstanceOf(
 
 /**
  * `assertInstanceOf` that also returns the instance's DAG hash, equal to `dagHash(dag)` but
- * computed from the template's canonical skeleton (lib/kernel/instance_canonical.ts), at a cost
+ * computed from the template's canonical skeleton (lib/dag/instance_canonical.ts), at a cost
  * proportional to the number of parameters rather than to the size of the DAG.
  *
  * @example
@@ -108,7 +113,7 @@ export async function checkInstance(
   const byName = new Map(schema.parameters.map((param) => [param.name, param]));
   const seen = new Map<string, ParameterValue>();
   for (const [id, node] of Object.entries(dag.nodes)) {
-    if (node.op !== "ParameterInput") continue;
+    if (!isParameterInput(node)) continue;
     const pointer = jsonPointer("nodes", id, "value");
     if (!Object.hasOwn(node, "value")) {
       throw new DagError("invalid_dag", "missing_value", pointer, `"${id}" has no value`);

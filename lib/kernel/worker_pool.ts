@@ -13,17 +13,17 @@
  * way (`internal_error`). Workers start on demand, up to the pool size, and stay warm.
  */
 import { Admission, type AdmissionLimits, admissionLimits, type AdmittedJob } from "./admission.ts";
-import type { Dag } from "./dag_types.ts";
+import type { Dag } from "../dag/dag_types.ts";
 import {
   EvalError,
   type EvalErrorCode,
   type EvalErrorReason,
   fromWireError,
 } from "./eval_errors.ts";
-import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./evaluate.ts";
+import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { FairQueue, type Tenant } from "./fair_queue.ts";
-import type { WorkerJob, WorkerReply } from "./kernel_worker.ts";
-import type { Scene } from "./scene.ts";
+import type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
+import type { Scene } from "../dag/scene.ts";
 
 /** Options of a WorkerPool. */
 export interface WorkerPoolOptions {

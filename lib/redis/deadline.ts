@@ -30,7 +30,10 @@ import {
   TimeoutError,
 } from "redis";
 import { AppError } from "../http/problem.ts";
-import type { RedisClient } from "./client.ts";
+import type { createClient } from "redis";
+
+// client.ts's RedisClient, named from the package so that this file stays below client.ts.
+type RedisClient = ReturnType<typeof createClient>;
 
 /** Redis did not answer in time, or is not connected: fail closed or degrade, never wait. */
 export class RedisUnavailableError extends AppError {

@@ -2,7 +2,12 @@
  * SDK key records in Deno KV: `["sdk_keys", keyId]` with a per-partner index
  * `["sdk_keys_by_partner", partnerId, keyId]`. Only digests of secrets are stored.
  */
-import type { RateLimitPolicy } from "../hub/rate_limit.ts";
+
+/** A rate-limit policy: `points` mints per `durationSeconds` window (lib/hub/rate_limit.ts). */
+export interface RateLimitPolicy {
+  points: number;
+  durationSeconds: number;
+}
 
 /** One accepted secret of a key; several exist while a rolled secret is in its grace period. */
 export interface StoredSecret {

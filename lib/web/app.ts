@@ -1,70 +1,98 @@
 /**
- * Builds the HTTP application: request id, structured request log and latency metrics around the
- * file-system routes, and one error boundary that turns every failure into an RFC 9457 problem.
+ * Builds a Hono app from a route manifest: a request id on every request, the file-system routes,
+ * static files, the bundles of the manifest's islands (built on first use), and one error boundary
+ * that turns every failure into an RFC 9457 problem. What the app adds per request (its
+ * dependencies, a logger, metrics) and to the bundles (its own entries) comes in through options,
+ * so the framework imports nothing of the product.
  */
-import { Hono } from "hono";
+import { type Context, type Env, Hono } from "hono";
 import { AppError, problemResponse, toAppError } from "../http/problem.ts";
-import type { AppDeps, AppEnv, Manifest } from "./context.ts";
+import type { Manifest, WebEnv } from "./context.ts";
+import { manifestIslandBuild } from "./islands_build.ts";
 import { mountRoutes } from "./router.ts";
 import { staticFiles } from "./static_files.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
+/** One finished request, as the `observe` hook sees it. */
+export interface RequestOutcome {
+  method: string;
+  /** The matched route pattern (`unmatched` when none): bounded, and free of URL secrets. */
+  route: string;
+  status: number;
+  seconds: number;
+  /** Problem code of a failed request. */
+  code?: string;
+}
+
+/** What the app plugs into the framework. */
+export interface WebAppOptions<E extends WebEnv> {
+  /** The role this process serves; routes whose `config.roles` omit it are not mounted. */
+  role: string;
+  /** Folder of static files served after the routes. */
+  staticDir: string;
+  /** Modules bundled with the manifest's islands: name → path (absolute, or from its folder). */
+  islandEntries?: Readonly<Record<string, string>>;
+  /** Sets the app's per-request variables (dependencies, a logger) before any route runs. */
+  init?(c: Context<E>, requestId: string): void;
+  /** Called once per finished request (request log, latency metrics). */
+  observe?(c: Context<E>, outcome: RequestOutcome): void;
+  /** Called for an error that becomes `internal_error` (to log it; the client sees a problem). */
+  onInternalError?(err: unknown, c: Context<E>): void;
+}
+
 /**
- * The Hono app for `deps`, serving the routes in `manifest` that belong to `deps.config.role`.
+ * The Hono app serving the routes of `manifest` for `options.role`.
  *
  * @example
  * ```ts
- * const app = createApp(deps, manifest);
+ * const app = createWebApp(manifest, { role: "all", staticDir: "./static" });
  * const res = await app.request("/healthz");
  * ```
  */
-export function createApp(deps: AppDeps, manifest: Manifest): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function createWebApp<E extends WebEnv & Env>(
+  manifest: Manifest<E>,
+  options: WebAppOptions<E>,
+): Hono<E> {
+  const app = new Hono<E>();
+  // Hono's variable map is keyed by the app's E; the framework only touches its own variables.
+  const vars = (c: Context<E>) => c as unknown as Context<WebEnv>;
+  const islandBuild = () => manifestIslandBuild(manifest, options.islandEntries);
 
   app.use("*", async (c, next) => {
     const start = performance.now();
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    const log = deps.log.child({ requestId });
-    c.set("deps", deps);
-    c.set("requestId", requestId);
-    c.set("log", log);
+    vars(c).set("requestId", requestId);
+    vars(c).set("islandBuild", islandBuild);
+    options.init?.(c, requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);
-    const seconds = (performance.now() - start) / 1000;
-    // The matched pattern, not the raw path: bounded label values, and no secrets from URLs.
     const route = c.req.routePath === "*" || c.req.routePath === "/*"
       ? "unmatched"
       : c.req.routePath;
-    deps.metrics.requestDuration.observe(
-      { method: c.req.method, route, status: String(c.res.status) },
-      seconds,
-    );
-    log.info("request", {
+    options.observe?.(c, {
       method: c.req.method,
       route,
       status: c.res.status,
-      ms: Math.round(seconds * 10000) / 10,
-      code: c.get("problemCode"),
+      seconds: (performance.now() - start) / 1000,
+      code: vars(c).get("problemCode"),
     });
   });
 
-  mountRoutes(app, manifest, deps.config.role);
-  app.use("*", staticFiles(new URL("../../static", import.meta.url).pathname));
+  mountRoutes(app, manifest, options.role);
+  app.use("*", staticFiles(options.staticDir));
 
   app.notFound((c) => {
     const e = new AppError("not_found", `Nothing is served at ${new URL(c.req.url).pathname}.`);
-    c.set("problemCode", e.code);
-    return problemResponse(e, c.get("requestId"));
+    vars(c).set("problemCode", e.code);
+    return problemResponse(e, vars(c).get("requestId"));
   });
   app.onError((err, c) => {
     const e = toAppError(err);
-    c.set("problemCode", e.code);
-    if (e.code === "internal_error") {
-      (c.get("log") ?? deps.log).error("unhandled error", { error: err });
-    }
-    return problemResponse(e, c.get("requestId"));
+    vars(c).set("problemCode", e.code);
+    if (e.code === "internal_error") options.onInternalError?.(err, c);
+    return problemResponse(e, vars(c).get("requestId"));
   });
   return app;
 }

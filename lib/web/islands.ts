@@ -9,7 +9,24 @@
  * Props must be JSON (no functions, no class instances): they cross from server to browser.
  */
 import { type ComponentType, Fragment, h, type VNode } from "preact";
-import type { IslandBuild } from "./islands_build.ts";
+
+/** The module URLs a page's boot script points at. */
+export interface IslandModules {
+  /** The client boot module. */
+  boot: string;
+  /** Island name → module URL (content-hashed). */
+  modules: Record<string, string>;
+}
+
+/** What a build produced (`islands_build.ts`): URL paths under the site root. */
+export interface IslandBuild extends IslandModules {
+  /** Extra entry name → module URL (the app's own bundles). */
+  entries: Record<string, string>;
+  /** The hash of the inputs this build came from. */
+  inputHash: string;
+  /** How long the build took (0 when reused). */
+  ms: number;
+}
 
 /** The id of the boot data script element. */
 export const ISLAND_DATA_ID = "__islands";
@@ -80,10 +97,10 @@ export function escapeJsonForScript(value: unknown): string {
  */
 export class IslandCollector {
   readonly entries: IslandEntry[] = [];
-  readonly #build: IslandBuild;
+  readonly #build: IslandModules;
 
   /** A collector whose boot script points at the modules of `build`. */
-  constructor(build: IslandBuild) {
+  constructor(build: IslandModules) {
     this.#build = build;
   }
 

@@ -4,48 +4,74 @@
  * shared chunks keep esbuild's content-hashed `chunk-<hash>.js`. Served with
  * `Cache-Control: immutable` by the static middleware.
  *
- * Entries: the client boot, one per island (each island's module is loaded only on pages that
- * use it), and the SDK's two public modules (the `<cad-configurator>` element and the Preact
- * components for partners' own apps). One `deno bundle` call builds them all, so they share one
- * copy of preact, signals and three.js.
+ * Entries: the client boot, one per island of the route manifest (each island's module is loaded
+ * only on pages that use it), and whatever extra modules the app names (the product's embeddable
+ * element, say). One `deno bundle` call builds them all, so they share one copy of preact and of
+ * any other library.
  *
- * The build runs once per set of sources: the inputs (islands/, lib/client/, lib/kernel/,
- * lib/web/islands*, deno.json, deno.lock) are hashed, and a `manifest-<hash>.json` in the output
- * folder short-circuits a rebuild — across processes too (test workers, restarts). Concurrent
- * builders write identical files and rename them into place atomically.
+ * The build runs once per set of sources. Its inputs are the files of the entries' module graph
+ * (`deno info --json`), this builder, deno.json and deno.lock: an edit to a server-only module the
+ * browser never imports does not rebuild. A `manifest-<hash>.json` in the output folder
+ * short-circuits a rebuild — across processes too (test workers, restarts). Concurrent builders
+ * write identical files and rename them into place atomically.
  */
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Context, Env } from "hono";
+import type { Manifest, WebEnv } from "./context.ts";
+import { type IslandBuild, islandName } from "./islands.ts";
 
-/** What a build produced: URL paths under the site root. */
-export interface IslandBuild {
-  /** The client boot module. */
-  boot: string;
-  /** Island name → module URL. */
-  modules: Record<string, string>;
-  /** The `<cad-configurator>` custom element module. */
-  embed: string;
-  /** The Preact components and hooks for partners' apps. */
-  sdk: string;
-  /** The hash of the inputs this build came from. */
-  inputHash: string;
-  /** How long the build took (0 when reused). */
-  ms: number;
-}
+export type { IslandBuild } from "./islands.ts";
 
-/** Where the project lives and where the build goes. */
+/** Where the project lives, what to bundle, and where the build goes. */
 export interface BuildOptions {
   /** The project root (holds deno.json). */
   root: string;
   /** Island file paths relative to the root (`islands/Viewer.tsx`). */
-  islands: string[];
+  islands: readonly string[];
+  /** Extra entries, name → module path (absolute, or relative to the root), re-exported whole. */
+  entries?: Readonly<Record<string, string>>;
   /** Output folder (default `<root>/static/build`). */
   outDir?: string;
   /** URL path the output folder is served at (default `/build`). */
   urlPrefix?: string;
 }
 
-const INPUT_DIRS = ["islands", "lib/client", "lib/kernel", "components"];
-const INPUT_FILES = ["deno.json", "deno.lock"];
+const BOOT_FILE = fileURLToPath(new URL("./islands_client.ts", import.meta.url));
+const BUILDER_FILE = fileURLToPath(import.meta.url);
+const ENTRY_NAME = /^[a-z][a-z0-9_]*$/;
+const CONFIG_FILES = ["deno.json", "deno.lock"];
+
+/** One bundle entry: its output name and the module it stands for. */
+interface Entry {
+  name: string;
+  file: string;
+  /** The stub's text, given the specifier of `file` from the stub folder. */
+  stub: (specifier: string) => string;
+}
+
+/** The bundle entries of `options`: boot, islands, then the app's extra entries. */
+function bundleEntries(options: BuildOptions): Entry[] {
+  const entries: Entry[] = [{ name: "boot", file: BOOT_FILE, stub: (s) => `import "${s}";\n` }];
+  for (const file of options.islands) {
+    entries.push({
+      name: `island_${islandName(file)}`,
+      file: join(options.root, file),
+      stub: (s) => `export { default } from "${s}";\n`,
+    });
+  }
+  for (const [name, file] of Object.entries(options.entries ?? {})) {
+    if (!ENTRY_NAME.test(name) || name === "boot" || name.startsWith("island_")) {
+      throw new TypeError(`entry name ${JSON.stringify(name)} is not a free lowercase name`);
+    }
+    entries.push({
+      name,
+      file: isAbsolute(file) ? file : join(options.root, file),
+      stub: (s) => `export * from "${s}";\n`,
+    });
+  }
+  return entries;
+}
 
 /**
  * Builds (or reuses) the bundles.
@@ -53,14 +79,15 @@ const INPUT_FILES = ["deno.json", "deno.lock"];
  * @example
  * ```ts
  * const build = await buildIslands({ root, islands: ["islands/Configurator.tsx"] });
- * build.modules.Configurator; // "/build/Configurator-1a2b3c4d5e6f.js"
+ * build.modules.Configurator; // "/build/island_Configurator-1a2b3c4d5e6f.js"
  * ```
  */
 export async function buildIslands(options: BuildOptions): Promise<IslandBuild> {
   const root = options.root;
   const outDir = options.outDir ?? join(root, "static", "build");
   const prefix = options.urlPrefix ?? "/build";
-  const inputHash = await hashInputs(root, options.islands);
+  const entries = bundleEntries(options);
+  const inputHash = await hashInputs(root, entries);
   const manifestPath = join(outDir, `manifest-${inputHash}.json`);
   try {
     return { ...JSON.parse(await Deno.readTextFile(manifestPath)), ms: 0 };
@@ -75,19 +102,8 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     const out = join(tmp, "out");
     await Deno.mkdir(src);
     // One folder of entry stubs, so esbuild writes every entry and chunk flat into `out`.
-    const entries: Record<string, string> = {
-      boot: `import "${rel(src, join(root, "lib/web/islands_client.ts"))}";\n`,
-      embed: `export * from "${rel(src, join(root, "lib/web/islands_embed.ts"))}";\n`,
-      sdk: `export * from "${rel(src, join(root, "lib/web/islands_sdk.ts"))}";\n`,
-    };
-    const islandNames: string[] = [];
-    for (const file of options.islands) {
-      const name = file.split("/").at(-1)!.replace(/\.(tsx|ts)$/, "");
-      islandNames.push(name);
-      entries[`island_${name}`] = `export { default } from "${rel(src, join(root, file))}";\n`;
-    }
-    for (const [name, text] of Object.entries(entries)) {
-      await Deno.writeTextFile(join(src, `${name}.ts`), text);
+    for (const e of entries) {
+      await Deno.writeTextFile(join(src, `${e.name}.ts`), e.stub(rel(src, e.file)));
     }
     const cmd = new Deno.Command(Deno.execPath(), {
       args: [
@@ -101,7 +117,7 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
         "--minify",
         "--outdir",
         out,
-        ...Object.keys(entries).map((n) => join(src, `${n}.ts`)),
+        ...entries.map((e) => join(src, `${e.name}.ts`)),
       ],
       cwd: root,
       env: { NO_COLOR: "1" },
@@ -112,24 +128,28 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     if (!result.success) {
       throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr)}`);
     }
+    const names = new Set(entries.map((e) => e.name));
     const urls: Record<string, string> = {};
     for await (const entry of Deno.readDir(out)) {
       if (!entry.isFile || !entry.name.endsWith(".js")) continue;
       const base = entry.name.slice(0, -3);
       const bytes = await Deno.readFile(join(out, entry.name));
-      const target = Object.hasOwn(entries, base)
+      const target = names.has(base)
         ? `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`
         : entry.name;
-      if (Object.hasOwn(entries, base)) urls[base] = `${prefix}/${target}`;
+      if (names.has(base)) urls[base] = `${prefix}/${target}`;
       await Deno.rename(join(out, entry.name), join(outDir, target));
     }
     const modules: Record<string, string> = {};
-    for (const name of islandNames) modules[name] = urls[`island_${name}`];
+    for (const file of options.islands) {
+      modules[islandName(file)] = urls[`island_${islandName(file)}`];
+    }
+    const extra: Record<string, string> = {};
+    for (const name of Object.keys(options.entries ?? {})) extra[name] = urls[name];
     const build: IslandBuild = {
       boot: urls.boot,
-      embed: urls.embed,
-      sdk: urls.sdk,
       modules,
+      entries: extra,
       inputHash,
       ms: Math.round(performance.now() - started),
     };
@@ -148,31 +168,53 @@ function rel(fromDir: string, file: string): string {
   return r.startsWith(".") ? r : `./${r}`;
 }
 
-/** SHA-256 over the paths and contents of every input file. */
-async function hashInputs(root: string, islands: readonly string[]): Promise<string> {
-  const files: string[] = [];
-  async function walk(dir: string): Promise<void> {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = await Array.fromAsync(Deno.readDir(dir));
-    } catch {
-      return;
+/**
+ * The local files that feed the bundles of `options`, relative to the root and sorted: the module
+ * graph of every entry (`deno info --json`), this builder, deno.json and deno.lock.
+ *
+ * @example
+ * ```ts
+ * await buildInputs({ root, islands: ["islands/Viewer.tsx"] }); // ["deno.json", …, "islands/Viewer.tsx", …]
+ * ```
+ */
+export async function buildInputs(options: BuildOptions): Promise<string[]> {
+  const files = await graphFiles(options.root, bundleEntries(options));
+  return files.map((f) => relative(options.root, f));
+}
+
+/** The absolute paths of the entries' module graph, this builder and the config files. */
+async function graphFiles(root: string, entries: readonly Entry[]): Promise<string[]> {
+  const stub = await Deno.makeTempFile({ prefix: "islands-graph-", suffix: ".ts" });
+  try {
+    const imports = entries.map((e) => `import ${JSON.stringify(pathToFileURL(e.file).href)};`);
+    await Deno.writeTextFile(stub, imports.join("\n") + "\n");
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", stub],
+      cwd: root,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!result.success) {
+      throw new Error(`deno info failed:\n${new TextDecoder().decode(result.stderr)}`);
     }
-    for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory) await walk(full);
-      else if (e.isFile && /\.(ts|tsx|js|json)$/.test(e.name)) files.push(full);
-    }
+    const info = JSON.parse(new TextDecoder().decode(result.stdout)) as {
+      modules: Array<{ local?: string }>;
+    };
+    const files = new Set([BUILDER_FILE, ...CONFIG_FILES.map((f) => join(root, f))]);
+    for (const m of info.modules) if (m.local && m.local !== stub) files.add(m.local);
+    return [...files].sort();
+  } finally {
+    await Deno.remove(stub).catch(() => {});
   }
-  for (const d of INPUT_DIRS) await walk(join(root, d));
-  for await (const e of Deno.readDir(join(root, "lib/web"))) {
-    if (e.isFile && e.name.startsWith("islands")) files.push(join(root, "lib/web", e.name));
-  }
-  for (const f of INPUT_FILES) files.push(join(root, f));
-  files.sort();
+}
+
+/** SHA-256 over the entry table and the paths and contents of every input file. */
+async function hashInputs(root: string, entries: readonly Entry[]): Promise<string> {
   const enc = new TextEncoder();
-  const parts: Uint8Array[] = [enc.encode([...islands].sort().join("\n") + "\0")];
-  for (const f of files) {
+  const table = entries.map((e) => `${e.name} ${relative(root, e.file)}`).sort().join("\n");
+  const parts: Uint8Array[] = [enc.encode(table + "\0")];
+  for (const f of await graphFiles(root, entries)) {
     parts.push(enc.encode(relative(root, f) + "\0"));
     try {
       parts.push(await Deno.readFile(f));
@@ -195,23 +237,77 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-let current: Promise<IslandBuild> | undefined;
+/** At most this many distinct builds are remembered per process (apps and tests use one or two). */
+const MAX_SHARED_BUILDS = 8;
+const shared = new Map<string, Promise<IslandBuild>>();
 
 /**
- * The process's build of the app's islands (every `.tsx` in `islands/`), built on first call and
- * then shared. A failed build is not cached, so the next call tries again.
+ * The process's build for `options`, built on first call and then shared (every app over one
+ * manifest reuses it). A failed build is not kept, so the next call tries again.
  */
-export function appIslandBuild(): Promise<IslandBuild> {
-  if (!current) {
-    const root = new URL("../../", import.meta.url).pathname;
-    current = (async () => {
-      const files: string[] = [];
-      for await (const e of Deno.readDir(join(root, "islands"))) {
-        if (e.isFile && /^[A-Z][A-Za-z0-9]*\.tsx$/.test(e.name)) files.push(`islands/${e.name}`);
-      }
-      return await buildIslands({ root, islands: files.sort() });
-    })();
-    current.catch(() => (current = undefined));
+export function sharedIslandBuild(options: BuildOptions): Promise<IslandBuild> {
+  const key = JSON.stringify([
+    options.root,
+    [...options.islands].sort(),
+    Object.entries(options.entries ?? {}).sort(),
+    options.outDir,
+    options.urlPrefix,
+  ]);
+  let build = shared.get(key);
+  if (!build) {
+    if (shared.size >= MAX_SHARED_BUILDS) shared.delete(shared.keys().next().value!);
+    const started = buildIslands(options);
+    started.catch(() => shared.get(key) === started && shared.delete(key));
+    shared.set(key, build = started);
   }
-  return current;
+  return build;
+}
+
+/**
+ * The build options of a route manifest: its root (the folder of `manifest.gen.ts`) and its
+ * islands (the `islands` entries whose module has a component as default export).
+ *
+ * @example
+ * ```ts
+ * manifestIslands(manifest); // { root: "/app", islands: ["islands/Configurator.tsx", …] }
+ * ```
+ */
+export function manifestIslands<E extends Env>(
+  manifest: Pick<Manifest<E>, "baseUrl" | "islands">,
+): { root: string; islands: string[] } {
+  const islands = Object.entries(manifest.islands)
+    .filter(([, module]) => typeof module.default === "function")
+    .map(([path]) => path.replace(/^\.\//, ""))
+    .sort();
+  return { root: fileURLToPath(new URL(".", manifest.baseUrl)), islands };
+}
+
+/**
+ * The shared build of `manifest`'s islands plus the app's extra `entries`.
+ *
+ * @example
+ * ```ts
+ * const build = await manifestIslandBuild(manifest, { embed: "lib/sdk/embed_element.ts" });
+ * build.entries.embed; // "/build/embed-1a2b3c4d5e6f.js"
+ * ```
+ */
+export function manifestIslandBuild<E extends Env>(
+  manifest: Pick<Manifest<E>, "baseUrl" | "islands">,
+  entries: Readonly<Record<string, string>> = {},
+): Promise<IslandBuild> {
+  return sharedIslandBuild({ ...manifestIslands(manifest), entries });
+}
+
+/**
+ * The island build of the app serving `c` (set by `createWebApp` on every request).
+ *
+ * @example
+ * ```ts
+ * const { entries } = await islandBuildOf(ctx);
+ * ```
+ */
+export async function islandBuildOf<E extends Env>(c: Context<E>): Promise<IslandBuild> {
+  const build = (c as unknown as Context<WebEnv>).get("islandBuild");
+  if (!build) throw new Error("no island build on this request: serve it with createWebApp");
+  return await build();
 }

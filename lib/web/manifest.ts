@@ -32,14 +32,18 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 /**
- * Renders the manifest for the project at `root` (routes/ and islands/).
+ * Renders the manifest for the project at `root` (routes/ and islands/). `typeModule` is the module
+ * (relative to the root) whose `Manifest` type the app's routes are checked against.
  *
  * @example
  * ```ts
- * await Deno.writeTextFile("manifest.gen.ts", await generateManifest("."));
+ * await Deno.writeTextFile("manifest.gen.ts", await generateManifest(".", "./lib/app/context.ts"));
  * ```
  */
-export async function generateManifest(root: string): Promise<string> {
+export async function generateManifest(
+  root: string,
+  typeModule = "./lib/web/context.ts",
+): Promise<string> {
   const routes = (await listFiles(join(root, "routes"))).map((f) => relative(root, f));
   const islands = (await listFiles(join(root, "islands"))).map((f) => relative(root, f));
   const lines = [
@@ -50,7 +54,7 @@ export async function generateManifest(root: string): Promise<string> {
   routes.forEach((f, i) => lines.push(`import * as $${i} from "./${f}";`));
   islands.forEach((f, i) => lines.push(`import * as $$${i} from "./${f}";`));
   lines.push(
-    'import type { Manifest } from "./lib/web/context.ts";',
+    `import type { Manifest } from "${typeModule}";`,
     "",
     "/** Every route and island module of the app. */",
     "const manifest: Manifest = {",

@@ -3,13 +3,10 @@
  * `routes/a/[id].ts` → `/a/:id`, `index` → its folder, `_middleware.ts` → middleware for its
  * folder and below, `_app.tsx` → the layout of every page. Static segments win over dynamic ones.
  */
-import type { Hono, MiddlewareHandler } from "hono";
+import type { Context, Env, Hono, MiddlewareHandler } from "hono";
 import { h } from "preact";
-import { renderToString } from "preact-render-to-string";
-import type { Role } from "../config.ts";
 import { AppError } from "../http/problem.ts";
 import type {
-  AppEnv,
   AppProps,
   Handler,
   Handlers,
@@ -17,15 +14,16 @@ import type {
   Method,
   MiddlewareModule,
   PageData,
-  RouteContext,
   RouteModule,
 } from "./context.ts";
+import { PAGE_DIRECTIVES } from "./csp.ts";
+import { documentResponse } from "./document.ts";
 
 /** A route file resolved to its URL pattern. */
-export interface RouteEntry {
+export interface RouteEntry<E extends Env = Env> {
   file: string;
   pattern: string;
-  module: RouteModule;
+  module: RouteModule<E>;
 }
 
 const METHODS: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -55,7 +53,7 @@ function specificity(pattern: string): number[] {
   return pattern.split("/").map((s) => (s.includes("{.+}") ? 2 : s.startsWith(":") ? 1 : 0));
 }
 
-function compareRoutes(a: RouteEntry, b: RouteEntry): number {
+function compareRoutes(a: { pattern: string }, b: { pattern: string }): number {
   const sa = specificity(a.pattern);
   const sb = specificity(b.pattern);
   for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
@@ -65,20 +63,20 @@ function compareRoutes(a: RouteEntry, b: RouteEntry): number {
 }
 
 /** Splits the manifest into middlewares (by folder prefix), the app layout, and sorted routes. */
-export function resolveManifest(manifest: Manifest, role: Role) {
-  const middlewares: Array<{ prefix: string; module: MiddlewareModule }> = [];
-  const routes: RouteEntry[] = [];
-  let app: RouteModule | undefined;
+export function resolveManifest<E extends Env>(manifest: Manifest<E>, role: string) {
+  const middlewares: Array<{ prefix: string; module: MiddlewareModule<E> }> = [];
+  const routes: RouteEntry<E>[] = [];
+  let app: RouteModule<E> | undefined;
   for (const [path, module] of Object.entries(manifest.routes)) {
     const file = path.replace(/^\.\/routes\//, "");
     const base = file.split("/").at(-1)!;
     if (/^_middleware\.tsx?$/.test(base)) {
       const dir = file.slice(0, -base.length).replace(/\/$/, "");
-      middlewares.push({ prefix: dir ? `/${dir}` : "", module: module as MiddlewareModule });
+      middlewares.push({ prefix: dir ? `/${dir}` : "", module: module as MiddlewareModule<E> });
     } else if (/^_app\.tsx?$/.test(base)) {
-      app = module as RouteModule;
+      app = module as RouteModule<E>;
     } else {
-      const route = module as RouteModule;
+      const route = module as RouteModule<E>;
       const roles = route.config?.roles;
       if (role !== "all" && roles && !roles.includes(role)) continue;
       routes.push({ file, pattern: filePattern(file), module: route });
@@ -94,13 +92,17 @@ export function resolveManifest(manifest: Manifest, role: Role) {
  * (Fresh's default); a page that has handlers answers only the methods they name, since its
  * component expects their data (a POST-only result page must not render empty on a GET).
  */
-export function routeHandlers(module: RouteModule): Handlers {
+export function routeHandlers<E extends Env>(module: RouteModule<E>): Handlers<E> {
   if (module.handler) return module.handler;
   return module.default ? { GET: () => ({ data: undefined }) } : {};
 }
 
 /** Registers every route of `manifest` on `hono`. */
-export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role): RouteEntry[] {
+export function mountRoutes<E extends Env>(
+  hono: Hono<E>,
+  manifest: Manifest<E>,
+  role: string,
+): RouteEntry<E>[] {
   const { middlewares, routes, app } = resolveManifest(manifest, role);
   for (const mw of middlewares) {
     const list = Array.isArray(mw.module.handler) ? mw.module.handler : [mw.module.handler];
@@ -113,9 +115,9 @@ export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role):
     const Page = route.module.default;
     const handlers = routeHandlers(route.module);
     const allowed = METHODS.filter((m) => handlers[m] || (m === "HEAD" && handlers.GET));
-    const dispatch: MiddlewareHandler<AppEnv> = async (c) => {
+    const dispatch: MiddlewareHandler<E> = async (c) => {
       const method = c.req.method as Method;
-      const fn: Handler | undefined = handlers[method] ??
+      const fn: Handler<E> | undefined = handlers[method] ??
         (method === "HEAD" ? handlers.GET : undefined);
       if (!fn) {
         throw new AppError(
@@ -135,34 +137,21 @@ export function mountRoutes(hono: Hono<AppEnv>, manifest: Manifest, role: Role):
 }
 
 function renderPage(
-  c: RouteContext,
+  c: Context,
   Page: NonNullable<RouteModule["default"]>,
   Layout: RouteModule["default"] | undefined,
   result: PageData,
 ): Response {
-  const nonce = crypto.randomUUID().replaceAll("-", "");
-  const props = { data: result.data, url: new URL(c.req.url), params: c.req.param(), nonce };
-  const body = h(Page, props);
-  const layoutProps: AppProps = { title: result.title, nonce, url: props.url, children: body };
-  const tree = Layout ? h(Layout, layoutProps) : body;
-  const html = "<!DOCTYPE html>" + renderToString(tree);
-  return new Response(html, {
-    status: result.status ?? 200,
-    headers: {
-      ...result.headers,
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": [
-        "default-src 'self'",
-        `script-src 'self' 'nonce-${nonce}'`,
-        `style-src 'self' 'nonce-${nonce}'`,
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "object-src 'none'",
-        "frame-ancestors 'none'",
-      ].join("; "),
-      "x-frame-options": "DENY",
+  return documentResponse({
+    csp: PAGE_DIRECTIVES,
+    framing: "nobody",
+    status: result.status,
+    headers: result.headers,
+    render(nonce) {
+      const props = { data: result.data, url: new URL(c.req.url), params: c.req.param(), nonce };
+      const body = h(Page, props);
+      const layoutProps: AppProps = { title: result.title, nonce, url: props.url, children: body };
+      return Layout ? h(Layout, layoutProps) : body;
     },
   });
 }

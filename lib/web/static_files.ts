@@ -5,7 +5,6 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { extname, join, normalize } from "node:path";
-import type { AppEnv } from "./context.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -23,7 +22,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Middleware serving files below `root`; falls through to `next` when nothing matches. */
-export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
+export function staticFiles(root: string): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next();
     let rel: string;

@@ -1,6 +1,6 @@
 /** GET /.well-known/jwks.json — the hub's Ed25519 public keys (current and still-valid retired). */
 import { toJwks } from "@/lib/token/jwks.ts";
-import { type Handlers, hubDeps, type RouteConfig } from "@/lib/web/context.ts";
+import { type Handlers, hubDeps, type RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 

@@ -1,9 +1,15 @@
 /** GET/POST /auth/signin — sign in with email and password. */
 import { signIn } from "@/lib/auth/accounts.ts";
-import { clientIp, readForm } from "@/lib/auth/settings_session.ts";
-import { formError, startSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
+import { readForm } from "@/lib/app/settings_session.ts";
+import { formError, startSessionAndRedirect } from "@/lib/app/sign_in_flow.ts";
 import { type AppError, problemHeaders } from "@/lib/http/problem.ts";
-import { type Handlers, page, type PageProps, type RouteConfig } from "@/lib/web/context.ts";
+import {
+  clientIp,
+  type Handlers,
+  page,
+  type PageProps,
+  type RouteConfig,
+} from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 

@@ -1,6 +1,6 @@
 /** POST /auth/signout — end the session (CSRF-checked like every POST under /auth). */
-import { endSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
-import type { Handlers, RouteConfig } from "@/lib/web/context.ts";
+import { endSessionAndRedirect } from "@/lib/app/sign_in_flow.ts";
+import type { Handlers, RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 

@@ -1,12 +1,12 @@
 /** GET/POST /auth/signup — create an account (a new partner, or join one through an invitation). */
 import { signUp } from "@/lib/auth/accounts.ts";
-import { readForm } from "@/lib/auth/settings_session.ts";
-import { formError, startSessionAndRedirect } from "@/lib/auth/sign_in_flow.ts";
+import { readForm } from "@/lib/app/settings_session.ts";
+import { formError, startSessionAndRedirect } from "@/lib/app/sign_in_flow.ts";
 import { PASSWORD_LENGTH } from "@/lib/auth/password.ts";
 import { AppError, problemHeaders } from "@/lib/http/problem.ts";
 import { getInvite } from "@/lib/store/accounts_invites.ts";
 import { getPartner } from "@/lib/store/partners.ts";
-import { type Handlers, page, type PageProps, type RouteConfig } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps, type RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 

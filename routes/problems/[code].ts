@@ -1,7 +1,7 @@
 /** GET /problems/<code> — what a problem `type` means (the target of every problem's `type`). */
 import { ERROR_CODES, isErrorCode } from "@/lib/http/error_codes.ts";
 import { AppError } from "@/lib/http/problem.ts";
-import type { Handlers } from "@/lib/web/context.ts";
+import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   GET(ctx) {

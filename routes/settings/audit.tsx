@@ -1,8 +1,8 @@
 /** GET /settings/audit — who changed which key or project, when; `?format=csv|json` exports it. */
 import { Shell, When } from "@/components/settings/Shell.tsx";
-import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
+import { type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
 import { auditCsv, type AuditEntry, listAudit } from "@/lib/hub/audit.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 
 interface AuditData {
   frame: SettingsFrame;

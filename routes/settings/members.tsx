@@ -8,11 +8,11 @@ import {
   type SettingsFrame,
   settingsFrame,
   siteBaseUrl,
-} from "@/lib/auth/settings_session.ts";
-import { formError } from "@/lib/auth/sign_in_flow.ts";
+} from "@/lib/app/settings_session.ts";
+import { formError } from "@/lib/app/sign_in_flow.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import { listPartnerAccounts } from "@/lib/store/accounts.ts";
-import { type Handlers, page, type PageProps, type RouteContext } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps, type RouteContext } from "@/lib/app/context.ts";
 
 interface MembersData {
   frame: SettingsFrame;

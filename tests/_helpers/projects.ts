@@ -1,8 +1,8 @@
 /** Publishing test projects and building finished DAGs for render tests. */
 import { publishProject } from "@/lib/hub/publish.ts";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
-import { validateParameterSchema } from "@/lib/kernel/parameter_schema.ts";
-import { substitute } from "@/lib/kernel/substitute.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
+import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+import { substitute } from "@/lib/dag/substitute.ts";
 import { createProject } from "@/lib/store/projects.ts";
 
 const FIXTURES = new URL("../fixtures/projects/", import.meta.url);

@@ -4,7 +4,8 @@
  */
 import { type Config, loadConfig } from "@/lib/config.ts";
 import { Logger } from "@/lib/ops/logger.ts";
-import { type RunningServer, startServer } from "@/lib/web/server.ts";
+import { type RunningServer, startServer } from "@/lib/app/server.ts";
+import manifest from "@/manifest.gen.ts";
 
 export { deleteRedisPrefix, rid, TEST_REDIS_URL } from "./redis.ts";
 export { createKeyFixture, type KeyFixture } from "./fixtures.ts";
@@ -34,7 +35,7 @@ export async function startTestServer(
   });
   const logs: string[] = [];
   const log = new Logger("debug", (line) => logs.push(line));
-  const server = await startServer(config, { log, clock: options.clock, kv: options.kv });
+  const server = await startServer(config, manifest, { log, clock: options.clock, kv: options.kv });
   const close = server.close;
   return {
     ...server,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { encodeMesh, QUANT_MAX } from "@/lib/kernel/mesh_encoding.ts";
-import type { EncodedMesh } from "@/lib/kernel/scene.ts";
+import type { EncodedMesh } from "@/lib/dag/scene.ts";
 import {
   decodeIndexDeltas,
   decodeMesh,

@@ -1,5 +1,17 @@
 import assert from "node:assert/strict";
-import { MintError, readProblem, RenderError } from "@/lib/client/problem.ts";
+import { openApiDocument } from "@/lib/app/openapi.ts";
+import {
+  type ClientErrorCode,
+  MINT_PROBLEM_CODES,
+  MintError,
+  readProblem,
+  RENDER_PROBLEM_CODES,
+  RenderError,
+  type RenderErrorCode,
+  type RenderProblemCode,
+} from "@/lib/client/problem.ts";
+import type { DagErrorCode } from "@/lib/dag/dag_errors.ts";
+import { type ErrorCode, isErrorCode } from "@/lib/http/error_codes.ts";
 import {
   backoffDelay,
   DEFAULT_RETRY,
@@ -56,6 +68,74 @@ Deno.test("client - a 429 problem carries Retry-After; a non-problem body gives 
   assert.equal(proxy.code, "http_error");
   assert.equal(proxy.status, 502);
   assert.match(proxy.detail, /502/);
+});
+
+/** The problem codes /openapi.json documents for the operation `operationId`. */
+function documentedCodes(doc: Record<string, unknown>, operationId: string): string[] {
+  type Operation = { operationId?: string; responses?: Record<string, unknown> };
+  const paths = doc.paths as Record<string, Record<string, Operation>>;
+  const operation = Object.values(paths).flatMap((p) => Object.values(p))
+    .find((op) => op?.operationId === operationId);
+  assert.ok(operation, `/openapi.json has an operation ${operationId}`);
+  const codes: string[] = [];
+  for (const response of Object.values(operation.responses ?? {})) {
+    const schema = (response as Record<string, Record<string, Record<string, unknown>>>)
+      .content?.["application/problem+json"]?.schema as
+        | { properties: { code: { enum: string[] } } }
+        | undefined;
+    codes.push(...(schema?.properties.code.enum ?? []));
+  }
+  return codes;
+}
+
+Deno.test("client - its problem codes are the server's: in the catalogue, and all its endpoints document", async (t) => {
+  // Browser code cannot import lib/http/error_codes.ts: the client keeps its own lists, held here
+  // to the server's catalogue and to what /openapi.json says each endpoint it calls answers.
+  const doc = openApiDocument({ hubUrl: "https://hub.example", kernelUrl: "https://k.example" });
+  const lists: Array<[string, readonly string[], string[]]> = [
+    ["MINT_PROBLEM_CODES", MINT_PROBLEM_CODES, ["mintSessionToken", "mintConfiguratorToken"]],
+    ["RENDER_PROBLEM_CODES", RENDER_PROBLEM_CODES, ["render", "getProject", "signConfiguration"]],
+  ];
+  for (const [name, codes, operations] of lists) {
+    await t.step(name, () => {
+      assert.deepEqual(codes.filter((c) => !isErrorCode(c)), [], "not in the server's catalogue");
+      assert.equal(new Set(codes).size, codes.length, "each code once");
+      for (const operationId of operations) {
+        const documented = documentedCodes(doc, operationId);
+        assert.ok(documented.length > 0, `${operationId} documents its problem codes`);
+        assert.deepEqual(
+          documented.filter((c) => !codes.includes(c)),
+          [],
+          `codes ${operationId} answers that ${name} lacks`,
+        );
+      }
+    });
+  }
+  await t.step("the codes the client makes itself are never server codes", () => {
+    // ClientErrorCode, and the literal codes RenderErrorCode adds to the problem codes. Checked by
+    // `deno check`: `noneIsAServerCode` does not compile when one of them is a server code.
+    type Literal<T> = T extends unknown ? (string extends T ? never : T) : never;
+    type Own = ClientErrorCode | Exclude<Literal<RenderErrorCode>, RenderProblemCode>;
+    const noneIsAServerCode: [Extract<Own, ErrorCode>] extends [never] ? true : false = true;
+    assert.equal(noneIsAServerCode, true);
+    const own: Own[] = [
+      "network_error",
+      "invalid_response",
+      "http_error",
+      "aborted",
+      "disposed",
+      "no_project",
+      "unsupported_mode",
+    ];
+    assert.deepEqual(own.filter(isErrorCode), []);
+  });
+  await t.step("the DAG checks' codes are server codes", () => {
+    // Checked by `deno check`: a DagErrorCode the catalogue lacks does not compile here.
+    const asServerCode = (code: DagErrorCode): ErrorCode => code;
+    for (const code of ["invalid_dag", "invalid_parameters", "invalid_parameter_schema"] as const) {
+      assert.ok(isErrorCode(asServerCode(code)), code);
+    }
+  });
 });
 
 Deno.test("client - retry policy: which statuses, how long, and Retry-After", () => {

@@ -11,7 +11,7 @@ import { type DesignRunner, RenderClient } from "@/lib/client/render_client.ts";
 import { SessionClient } from "@/lib/client/session_client.ts";
 import { readProjectDir } from "@/lib/hub/project_dir.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
 import { createKeyFixture, startTestServer } from "../_helpers/server.ts";
 import { cadparam, PROJECTS } from "../design/_python.ts";
 

@@ -1,5 +1,6 @@
 /** `deno task hub project publish --dir` publishes a template folder or a python-mode folder. */
 import assert from "node:assert/strict";
+import { AppError } from "@/lib/http/problem.ts";
 import { runCli } from "@/lib/hub/cli.ts";
 import { getProjectVersion } from "@/lib/store/project_versions.ts";
 import { rid } from "../_helpers/server.ts";
@@ -50,5 +51,33 @@ Deno.test("design - the publish CLI takes a template folder or a design.py folde
     }
   } finally {
     kv.close();
+  }
+});
+
+Deno.test("design - publishing with the two files swapped says so, and publishes nothing", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const dir = await Deno.makeTempDir();
+  try {
+    const { partnerId } = await runCli(kv, ["partner", "create", "--name", "Swapped"]) as {
+      partnerId: string;
+    };
+    const slug = `vase-${rid()}`;
+    await runCli(kv, ["project", "create", "--partner", partnerId, "--slug", slug, "--title", "V"]);
+    const example = new URL("vase/", PROJECTS);
+    await Deno.copyFile(new URL("template.dag.json", example), `${dir}/parameters.schema.json`);
+    await Deno.copyFile(new URL("parameters.schema.json", example), `${dir}/template.dag.json`);
+    const err = await runCli(kv, ["project", "publish", "--slug", slug, "--dir", dir]).then(
+      () => assert.fail("published swapped files"),
+      (e) => e,
+    );
+    assert.ok(err instanceof AppError);
+    assert.equal(err.code, "invalid_parameter_schema");
+    assert.equal(err.extensions.reason, "files_swapped");
+    assert.equal(err.extensions.file, "parameters.schema.json");
+    assert.match(err.message, /swapped/);
+    assert.equal(await getProjectVersion(kv, slug), null);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

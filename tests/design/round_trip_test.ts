@@ -1,14 +1,14 @@
 /**
  * Round trip: for every template-mode example and several parameter sets, substituting the values
- * into the emitted template (TypeScript, lib/kernel/substitute.ts) gives the same canonical DAG
+ * into the emitted template (TypeScript, lib/dag/substitute.ts) gives the same canonical DAG
  * hash as running the Python design with those concrete values (`python3 -m cadparam run`).
  */
 import assert from "node:assert/strict";
-import { dagHash } from "@/lib/kernel/canonical_dag.ts";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
+import { dagHash } from "@/lib/dag/canonical_dag.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
 import { validateDag } from "@/lib/kernel/dag_validate.ts";
-import { type ParameterSchema, validateParameterSchema } from "@/lib/kernel/parameter_schema.ts";
-import { substitute } from "@/lib/kernel/substitute.ts";
+import { type ParameterSchema, validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+import { substitute } from "@/lib/dag/substitute.ts";
 import { cadparam, exampleSlugs, PROJECTS } from "./_python.ts";
 
 type Values = Record<string, number | boolean | string>;

@@ -3,7 +3,7 @@
  * gzipped to clients that accept it (except the already-compressed stdlib zip).
  */
 import assert from "node:assert/strict";
-import { PYODIDE_FILES, PYODIDE_VERSION } from "@/lib/web/sdk_assets.ts";
+import { PYODIDE_FILES, PYODIDE_VERSION } from "@/lib/sdk/python_assets.ts";
 import { startTestServer } from "../_helpers/server.ts";
 
 Deno.test("design - the hub serves Pyodide, the worker and the package for the Python fallback", async (t) => {

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { publishProject } from "@/lib/hub/publish.ts";
 import { readProjectDir } from "@/lib/hub/project_dir.ts";
-import { PYODIDE_FILES, PYODIDE_VERSION } from "@/lib/web/sdk_assets.ts";
+import { PYODIDE_FILES, PYODIDE_VERSION } from "@/lib/sdk/python_assets.ts";
 import { PYODIDE_VERSION as CLIENT_PYODIDE_VERSION } from "@/lib/client/python_runtime.ts";
 import { createKeyFixture, startTestServer } from "../_helpers/server.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";

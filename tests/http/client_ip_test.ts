@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { Hono } from "hono";
 import {
   clientNetwork,
   normalizeIp,
+  requestClientIp,
   TrustedProxies,
   TrustedProxiesError,
 } from "@/lib/http/client_ip.ts";
@@ -71,4 +73,21 @@ Deno.test("client ip - addresses normalize, and IPv6 clients count per /56", () 
   assert.equal(clientNetwork("::1"), "0:0:0:0::/56");
   assert.equal(clientNetwork("64:ff9b::192.0.2.33"), "64:ff9b:0:0::/56");
   assert.equal(clientNetwork("unknown"), "unknown");
+});
+
+Deno.test("client ip - a route reads the socket peer Deno.serve hands in (app.request's third argument)", async () => {
+  const app = new Hono();
+  app.get("/", (c) => c.text(requestClientIp(c, TrustedProxies.parse("loopback"))));
+  const peer = (hostname: string) => ({ remoteAddr: { hostname } });
+  const ip = async (init: RequestInit, env?: unknown) =>
+    await (await app.request("/", init, env)).text();
+  assert.equal(await ip({}, peer("198.51.100.7")), "198.51.100.7");
+  const forwarded = { headers: { "x-forwarded-for": "203.0.113.9" } };
+  assert.equal(
+    await ip(forwarded, peer("198.51.100.7")),
+    "198.51.100.7",
+    "an untrusted peer's XFF",
+  );
+  assert.equal(await ip(forwarded, peer("127.0.0.1")), "203.0.113.9", "a trusted proxy's XFF");
+  assert.equal(await ip(forwarded), "unknown", "no socket peer: not the forged header either");
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CliError, cliErrorMessage, runCli } from "@/lib/hub/cli.ts";
 import { SigningKeyStore } from "@/lib/token/signing_keys.ts";
+import { COMMANDS } from "@/lib/hub/cli.ts";
 import { runHubCli } from "../_helpers/process.ts";
 import { rid } from "../_helpers/server.ts";
 
@@ -210,6 +211,40 @@ Deno.test("cli - the real command prints JSON and exits non-zero on bad input", 
     assert.notEqual(bad.code, 0);
     assert.equal(bad.stdout, "");
     assert.match(bad.stderr, /--label is required/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli - --help on every command prints its usage and exits 0; partner list", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const env = { KV_PATH: `${dir}/hub.kv` };
+    for (const command of Object.keys(COMMANDS)) {
+      const out = await runHubCli([...command.split(" "), "--help"], env);
+      assert.equal(out.code, 0, `${command}: ${out.stderr}`);
+      assert.equal(out.stderr, "");
+      assert.ok(out.stdout.includes(`deno task hub ${COMMANDS[command].synopsis}`), command);
+      assert.ok(out.stdout.includes(COMMANDS[command].help.split("\n")[0]), command);
+    }
+    const all = await runHubCli(["--help"], env);
+    assert.equal(all.code, 0);
+    for (const command of Object.keys(COMMANDS)) assert.ok(all.stdout.includes(command), command);
+    const unknown = await runHubCli(["partner", "delete"], env);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "partner delete"/);
+
+    const created = await runHubCli(["partner", "create", "--name", "Listed Co"], env);
+    const { partnerId } = JSON.parse(created.stdout);
+    const listed = await runHubCli(["partner", "list"], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { partners } = JSON.parse(listed.stdout);
+    assert.deepEqual(
+      partners.filter((p: { partnerId: string }) => p.partnerId === partnerId).map((
+        p: { name: string },
+      ) => p.name),
+      ["Listed Co"],
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

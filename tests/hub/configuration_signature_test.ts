@@ -4,7 +4,7 @@ import {
   signConfiguration,
   verifyConfiguration,
 } from "@/lib/hub/configuration_signature.ts";
-import { validateParameterSchema } from "@/lib/kernel/parameter_schema.ts";
+import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
 import { Keyring } from "@/lib/token/keyring.ts";
 import { SigningKeyStore } from "@/lib/token/signing_keys.ts";
 import { toJwks } from "@/lib/token/jwks.ts";

@@ -1,8 +1,15 @@
+/**
+ * The mint endpoint. Its answers are checked in memory (tests/_helpers/app.ts: no Redis, the
+ * in-process rate limiters); the RateLimit headers of the Redis limiter and a limit shared by two
+ * hub instances are checked on servers with the real Redis.
+ */
 import assert from "node:assert/strict";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
 import { verifyToken } from "@/lib/token/verify.ts";
-import { createKeyFixture, mint, startTestServer, type TestServer } from "../_helpers/server.ts";
+import type { AppDeps } from "@/lib/app/context.ts";
+import { createTestApp } from "../_helpers/app.ts";
+import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";
 
 async function problem(res: Response, status: number, code: string) {
   const body = await res.json();
@@ -15,17 +22,17 @@ async function problem(res: Response, status: number, code: string) {
   return body;
 }
 
-async function claimsOf(server: TestServer, token: string) {
-  return await verifyToken(token, (kid) => server.deps.hub!.keyring.resolve(kid), {
+async function claimsOf(app: { deps: AppDeps }, token: string) {
+  return await verifyToken(token, (kid) => app.deps.hub!.keyring.resolve(kid), {
     now: Math.floor(Date.now() / 1000),
   });
 }
 
 Deno.test("mint - browser flow mints a token bound to the Origin header", async () => {
-  const server = await startTestServer();
+  const app = await createTestApp();
   try {
-    const f = await createKeyFixture(server.deps.kv, { budget: 25 });
-    const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+    const f = await createKeyFixture(app.deps.kv, { budget: 25 });
+    const res = await app.mint({ keyId: f.keyId, projectId: f.project }, {
       origin: f.origin,
     });
     assert.equal(res.status, 200);
@@ -37,7 +44,7 @@ Deno.test("mint - browser flow mints a token bound to the Origin header", async 
     const body = await res.json();
     assert.deepEqual(Object.keys(body).sort(), ["expiresAt", "mode", "token"]);
     assert.equal(body.mode, "publishable");
-    const claims = await claimsOf(server, body.token);
+    const claims = await claimsOf(app, body.token);
     assert.equal(claims.origin, f.origin);
     assert.equal(claims.project, f.project);
     assert.equal(claims.partner, f.partnerId);
@@ -48,17 +55,17 @@ Deno.test("mint - browser flow mints a token bound to the Origin header", async 
     assert.equal(claims.exp - claims.iat, 30 * 60, "default TTL is 30 minutes");
     assert.match(claims.jti, /^[0-9a-f]{32}$/, "jti is 128 random bits");
     assert.match(claims.sub, /^anon_[0-9a-f]{24}$/, "anonymous sub when no endUserId");
-    assert.equal(claims.kid, server.deps.hub!.keyring.signingKey().kid);
+    assert.equal(claims.kid, app.deps.hub!.keyring.signingKey().kid);
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("mint - server flow mints with the secret for the body origin", async () => {
-  const server = await startTestServer();
+  const app = await createTestApp();
   try {
-    const f = await createKeyFixture(server.deps.kv);
-    const res = await mint(server.url, {
+    const f = await createKeyFixture(app.deps.kv);
+    const res = await app.mint({
       projectId: f.project,
       origin: f.origin,
       endUserId: "user-42",
@@ -68,28 +75,28 @@ Deno.test("mint - server flow mints with the secret for the body origin", async 
     assert.equal(res.headers.get("access-control-allow-origin"), null, "no Origin, no CORS echo");
     const body = await res.json();
     assert.equal(body.mode, "secret");
-    const claims = await claimsOf(server, body.token);
+    const claims = await claimsOf(app, body.token);
     assert.equal(claims.sub, "user-42");
     assert.equal(claims.origin, f.origin);
     assert.equal(claims.exp - claims.iat, 600);
     assert.equal(claims.budget, null, "no budget on the key means unlimited");
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("mint - every error row of spec section 7 and the bad-input cases", async (t) => {
-  const server = await startTestServer();
-  const kv = server.deps.kv;
+  const app = await createTestApp();
+  const kv = app.deps.kv;
   try {
     const f = await createKeyFixture(kv, { maxTtlSeconds: 3600 });
     const other = await createKeyFixture(kv);
     const revoked = await createKeyFixture(kv);
     await revokeSdkKey(kv, revoked.keyId);
     const browser = (body: Record<string, unknown>, origin: string | null = f.origin) =>
-      mint(server.url, { keyId: f.keyId, projectId: f.project, ...body }, origin ? { origin } : {});
+      app.mint({ keyId: f.keyId, projectId: f.project, ...body }, origin ? { origin } : {});
     const secret = (body: Record<string, unknown>, key = f.key) =>
-      mint(server.url, { projectId: f.project, origin: f.origin, ...body }, {
+      app.mint({ projectId: f.project, origin: f.origin, ...body }, {
         authorization: `Bearer ${key}`,
       });
     const swapped = f.key.slice(0, f.key.lastIndexOf("_") + 1) +
@@ -99,11 +106,11 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       ["400 browser flow without Origin", () => browser({}, null), 400, "origin_required"],
       [
         "401 neither mode",
-        () => mint(server.url, { projectId: f.project }, { origin: f.origin }),
+        () => app.mint({ projectId: f.project }, { origin: f.origin }),
         401,
         "unauthenticated",
       ],
-      ["401 empty body, no auth", () => mint(server.url, {}), 401, "unauthenticated"],
+      ["401 empty body, no auth", () => app.mint({}), 401, "unauthenticated"],
       [
         "401 another key's secret (checksum fails)",
         () => secret({}, swapped),
@@ -114,7 +121,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       [
         "401 Authorization not Bearer",
         () =>
-          mint(server.url, { projectId: f.project, origin: f.origin }, {
+          app.mint({ projectId: f.project, origin: f.origin }, {
             authorization: "Basic Zm9vOmJhcg==",
           }),
         401,
@@ -129,7 +136,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       [
         "401 revoked key (browser flow)",
         () =>
-          mint(server.url, { keyId: revoked.keyId, projectId: revoked.project }, {
+          app.mint({ keyId: revoked.keyId, projectId: revoked.project }, {
             origin: revoked.origin,
           }),
         401,
@@ -138,7 +145,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       [
         "401 unknown keyId",
         () =>
-          mint(server.url, { keyId: "k" + "a".repeat(20), projectId: f.project }, {
+          app.mint({ keyId: "k" + "a".repeat(20), projectId: f.project }, {
             origin: f.origin,
           }),
         401,
@@ -176,8 +183,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       ],
       [
         "403 another partner's key from this origin",
-        () =>
-          mint(server.url, { keyId: other.keyId, projectId: other.project }, { origin: f.origin }),
+        () => app.mint({ keyId: other.keyId, projectId: other.project }, { origin: f.origin }),
         403,
         "origin_not_allowed",
       ],
@@ -208,7 +214,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       ],
       [
         "422 server flow without origin",
-        () => mint(server.url, { projectId: f.project }, { authorization: `Bearer ${f.key}` }),
+        () => app.mint({ projectId: f.project }, { authorization: `Bearer ${f.key}` }),
         422,
         "validation_failed",
       ],
@@ -221,20 +227,20 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       ],
       [
         "400 malformed JSON",
-        () => mint(server.url, "{not json", { origin: f.origin }),
+        () => app.mint("{not json", { origin: f.origin }),
         400,
         "invalid_body",
       ],
       [
         "401 a JSON array body (no keyId)",
-        () => mint(server.url, "[1,2]", { origin: f.origin }),
+        () => app.mint("[1,2]", { origin: f.origin }),
         401,
         "unauthenticated",
       ],
       [
         "415 not JSON",
         () =>
-          fetch(`${server.url}/api/v1/sdk/session-tokens`, {
+          app.request("/api/v1/sdk/session-tokens", {
             method: "POST",
             headers: { origin: f.origin, "content-type": "text/plain" },
             body: "x",
@@ -245,7 +251,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       ["413 huge body", () => browser({ endUserId: "x".repeat(20_000) }), 413, "body_too_large"],
       [
         "405 GET",
-        () => fetch(`${server.url}/api/v1/sdk/session-tokens`),
+        () => app.request("/api/v1/sdk/session-tokens"),
         405,
         "method_not_allowed",
       ],
@@ -268,7 +274,7 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
           g.keyId,
           (r) => ({ ...r, secrets: [{ ...r.secrets[0], digest: otherDigest }] }),
         );
-        const res = await mint(server.url, { projectId: g.project, origin: g.origin }, {
+        const res = await app.mint({ projectId: g.project, origin: g.origin }, {
           authorization: `Bearer ${g.key}`,
         });
         await problem(res, 401, "invalid_credentials");
@@ -285,18 +291,18 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
       await res.body?.cancel();
     });
     await t.step("nothing was minted by the failures and no secret reached the log", () => {
-      const mints = server.deps.metrics.mints;
+      const mints = app.deps.metrics.mints;
       assert.equal(
         mints.get({ flow: "browser", outcome: "ok" }) +
           mints.get({ flow: "server", outcome: "ok" }),
         0,
       );
       const secretPart = f.key.slice(f.key.lastIndexOf("_") + 1);
-      assert.ok(server.logs.length > 0);
-      assert.ok(!server.logs.some((l) => l.includes(secretPart)), "the secret is never logged");
+      assert.ok(app.logs.length > 0);
+      assert.ok(!app.logs.some((l) => l.includes(secretPart)), "the secret is never logged");
     });
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
@@ -355,11 +361,11 @@ Deno.test("mint - the rate limit is shared through Redis by two hub instances", 
 });
 
 Deno.test("mint - CORS preflight echoes only allowed origins and never allows Authorization", async (t) => {
-  const server = await startTestServer();
+  const app = await createTestApp();
   try {
-    const f = await createKeyFixture(server.deps.kv);
+    const f = await createKeyFixture(app.deps.kv);
     const preflight = (origin: string, headers = "content-type") =>
-      fetch(`${server.url}/api/v1/sdk/session-tokens`, {
+      app.request("/api/v1/sdk/session-tokens", {
         method: "OPTIONS",
         headers: {
           origin,
@@ -388,7 +394,7 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
       assert.equal(res.headers.get("access-control-allow-origin"), null);
     });
     await t.step("a revoked key's origin may read the refusal (key_revoked)", async () => {
-      await revokeSdkKey(server.deps.kv, f.keyId);
+      await revokeSdkKey(app.deps.kv, f.keyId);
       const pre = await preflight(f.origin);
       assert.equal(pre.headers.get("access-control-allow-origin"), f.origin);
       assert.equal(
@@ -399,7 +405,7 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
         "still never Authorization",
       );
       // Nothing minted with this key before, so no cached record hides the revocation.
-      const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      const res = await app.mint({ keyId: f.keyId, projectId: f.project }, {
         origin: f.origin,
       });
       assert.equal(res.status, 401);
@@ -407,7 +413,7 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
       assert.equal(res.headers.get("access-control-allow-origin"), f.origin);
     });
     await t.step("an origin no key ever listed stays blocked after the revocation", async () => {
-      const res = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+      const res = await app.mint({ keyId: f.keyId, projectId: f.project }, {
         origin: "https://evil.example",
       });
       assert.equal(res.status, 401);
@@ -421,39 +427,39 @@ Deno.test("mint - CORS preflight echoes only allowed origins and never allows Au
       );
     });
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("mint - works without Redis on in-process equivalents", async () => {
-  const server = await startTestServer({ redis: false });
+  const app = await createTestApp();
   try {
     assert.ok(
-      server.logs.some((l) => l.includes("REDIS_URL is unset")),
+      app.logs.some((l) => l.includes("REDIS_URL is unset")),
       "the fallback is announced",
     );
-    const f = await createKeyFixture(server.deps.kv, {
+    const f = await createKeyFixture(app.deps.kv, {
       rateLimit: { points: 1, durationSeconds: 60 },
     });
-    const ok = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+    const ok = await app.mint({ keyId: f.keyId, projectId: f.project }, {
       origin: f.origin,
     });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
-    const limited = await mint(server.url, { keyId: f.keyId, projectId: f.project }, {
+    const limited = await app.mint({ keyId: f.keyId, projectId: f.project }, {
       origin: f.origin,
     });
     assert.equal(limited.status, 429);
     await limited.body?.cancel();
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("mint - hostile bodies and headers never produce a 500", async () => {
-  const server = await startTestServer();
+  const app = await createTestApp();
   try {
-    const f = await createKeyFixture(server.deps.kv);
+    const f = await createKeyFixture(app.deps.kv);
     const values: unknown[] = [
       null,
       true,
@@ -511,8 +517,7 @@ Deno.test("mint - hostile bodies and headers never produce a 500", async () => {
       if (auth !== undefined) headers.authorization = auth;
       const origin = pick(origins);
       if (origin !== undefined && !origin.includes("\u0000")) headers.origin = origin;
-      const res = await mint(
-        server.url,
+      const res = await app.mint(
         Math.random() < 0.1 ? JSON.stringify(pick(values)) : body,
         headers,
       );
@@ -529,6 +534,6 @@ Deno.test("mint - hostile bodies and headers never produce a 500", async () => {
     }
     assert.equal(n, 300);
   } finally {
-    await server.close();
+    await app.close();
   }
 });

@@ -2,17 +2,17 @@ import assert from "node:assert/strict";
 import { runCli } from "@/lib/hub/cli.ts";
 import { setRenderQuota } from "@/lib/hub/sdk_keys.ts";
 import { AppError } from "@/lib/http/problem.ts";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
-import { validateParameterSchema } from "@/lib/kernel/parameter_schema.ts";
-import { RenderQuotas } from "@/lib/kernel/render_quota.ts";
-import { substitute } from "@/lib/kernel/substitute.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
+import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+import { RenderQuotas } from "@/lib/render/render_quota.ts";
+import { substitute } from "@/lib/dag/substitute.ts";
 import { Logger } from "@/lib/ops/logger.ts";
 import { connectRedis } from "@/lib/redis/client.ts";
 import {
   MemoryRenderQuotaStore,
   RedisRenderQuotaStore,
   type RenderQuotaStore,
-} from "@/lib/redis/render_quota_store.ts";
+} from "@/lib/render/render_quota_store.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
 import { TEST_REDIS_URL, withRedis } from "../_helpers/redis.ts";
 import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";

@@ -7,13 +7,14 @@
  * to reach each node is printed (no timing assertions; the hang guard is 30 s, far above 5 s).
  */
 import assert from "node:assert/strict";
-import { validateParameterSchema } from "@/lib/kernel/parameter_schema.ts";
-import { substitute } from "@/lib/kernel/substitute.ts";
+import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+import { substitute } from "@/lib/dag/substitute.ts";
+import { openKv } from "@/lib/store/kv.ts";
 import { createKeyFixture, type KeyFixture } from "../_helpers/fixtures.ts";
 import { runHubCli, type ServerProcess, startServerProcess } from "../_helpers/process.ts";
 import { finishedDag, publishFixture } from "../_helpers/projects.ts";
 import { PrivateRedis } from "../_helpers/redis_server.ts";
-import { expectProblem, mintToken, render } from "../kernel/render_helpers.ts";
+import { expectProblem, mintToken, render } from "../render/render_helpers.ts";
 import { setUpPartner } from "../settings/_setup.ts";
 
 const HANG_GUARD_MS = 30_000;
@@ -59,7 +60,7 @@ Deno.test("revocation durable - CLI (with or without Redis) and settings revocat
     SEED_DEMO: "false",
     RENDER_WORKERS: "1",
   };
-  const kv = await Deno.openKv(env.KV_PATH);
+  const kv = await openKv(env.KV_PATH);
   const nodes: ServerProcess[] = [];
   const timings: string[] = [];
   try {

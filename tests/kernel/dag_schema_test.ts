@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { DAG_OPS, validateDag } from "../../lib/kernel/dag_validate.ts";
-import { DagError } from "../../lib/kernel/dag_errors.ts";
+import { DagError } from "../../lib/dag/dag_errors.ts";
 import {
   assertTemplateParameters,
   validateParameterSchema,
-} from "../../lib/kernel/parameter_schema.ts";
-import { substitute } from "../../lib/kernel/substitute.ts";
+} from "../../lib/dag/parameter_schema.ts";
+import { substitute } from "../../lib/dag/substitute.ts";
+import { generatedFiles } from "../../lib/kernel/ops/dag_schema_gen.ts";
 
 const root = new URL("../../", import.meta.url);
 const fixtures = new URL("tests/fixtures/dags/", root);
-const schema = JSON.parse(await Deno.readTextFile(new URL("lib/kernel/dag.schema.json", root)));
+const schema = JSON.parse(await Deno.readTextFile(new URL("lib/dag/dag.schema.json", root)));
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 const validateSchema = ajv.compile(schema);
 
@@ -30,6 +31,13 @@ Deno.test("kernel - dag.schema.json is a strict 2020-12 schema that knows every 
   assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
   assert.deepEqual([...schema.$defs.node.properties.op.enum].sort(), [...DAG_OPS].sort());
   for (const op of DAG_OPS) assert.ok(schema.$defs[`op_${op}`], op);
+});
+
+Deno.test("kernel - dag.schema.json and docs/dag.md's op tables are generated from the op specs", async () => {
+  for (const [path, fresh] of Object.entries(await generatedFiles(root))) {
+    const committed = await Deno.readTextFile(new URL(path, root));
+    assert.equal(committed, fresh, `${path} is stale: run \`deno task dag-schema\` and commit it`);
+  }
 });
 
 Deno.test("kernel - every DAG fixture passes the JSON Schema and validateDag alike", async () => {
@@ -71,6 +79,14 @@ Deno.test("kernel - the JSON Schema and validateDag refuse the same shape errors
     ["string where a number is expected", (n) => n.usable.b = "20"],
     ["array where a node is expected", (n) => n.single = [] as unknown as Record<string, unknown>],
     ["divide by literal zero", (n) => n.holeRadius.b = 0],
+    [
+      "offset with an unknown join",
+      (n) => n.grown = { op: "offset", profile: { ref: "ribProfile" }, delta: 1, join: "bevel" },
+    ],
+    [
+      "fillet of radius 0",
+      (n) => n.rounded = { op: "fillet2d", profile: { ref: "ribProfile" }, radius: 0 },
+    ],
     [
       "zero scale",
       (n) => n.ribLeft = { op: "scale", child: { ref: "ribUpright" }, factor: [0, 1, 1] },

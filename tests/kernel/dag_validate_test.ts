@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DAG_ERROR_REASONS, DagError } from "../../lib/kernel/dag_errors.ts";
+import { DAG_ERROR_REASONS, DagError } from "../../lib/dag/dag_errors.ts";
 import { DAG_OPS, validateDag } from "../../lib/kernel/dag_validate.ts";
 
 type Json = Record<string, unknown>;
@@ -654,6 +654,60 @@ const rows: Row[] = [
     pointer: "/nodes/plate/size/1",
   },
   {
+    name: "offset with an unknown join",
+    input: doc({ c: circle, o: { op: "offset", profile: r("c"), delta: 1, join: "bevel" } }),
+    reason: "bad_choice",
+    pointer: "/nodes/o/join",
+  },
+  {
+    name: "offset with a miter limit below 2",
+    input: doc({ c: circle, o: { op: "offset", profile: r("c"), delta: 1, miterLimit: 1.5 } }),
+    reason: "out_of_range",
+    pointer: "/nodes/o/miterLimit",
+  },
+  {
+    name: "offset of a solid",
+    input: doc({ o: { op: "offset", profile: r("plate"), delta: 1 } }),
+    reason: "type_mismatch",
+    pointer: "/nodes/o/profile",
+  },
+  {
+    name: "offset without a delta",
+    input: doc({ c: circle, o: { op: "offset", profile: r("c") } }),
+    reason: "missing_member",
+    pointer: "/nodes/o/delta",
+  },
+  {
+    name: "offset where a solid is expected",
+    input: partOf({ op: "offset", profile: r("c"), delta: 1 }, { c: circle }),
+    reason: "type_mismatch",
+    pointer: "/nodes/part/child",
+  },
+  {
+    name: "fillet with a zero radius",
+    input: doc({ c: circle, f: { op: "fillet2d", profile: r("c"), radius: 0 } }),
+    reason: "out_of_range",
+    pointer: "/nodes/f/radius",
+  },
+  {
+    name: "fillet of a solid",
+    input: doc({ f: { op: "fillet2d", profile: r("plate"), radius: 1 } }),
+    reason: "type_mismatch",
+    pointer: "/nodes/f/profile",
+  },
+  {
+    name: "fillet without a radius",
+    input: doc({ c: circle, f: { op: "fillet2d", profile: r("c"), segments: 16 } }),
+    reason: "missing_member",
+    pointer: "/nodes/f/radius",
+  },
+  {
+    name: "fillet with 2 segments",
+    input: doc({ c: circle, f: { op: "fillet2d", profile: r("c"), radius: 1, segments: 2 } }),
+    reason: "out_of_range",
+    pointer: "/nodes/f/segments",
+  },
+  {
     name: "class instance as a node",
     input: doc({
       plate: new (class Box {
@@ -709,6 +763,8 @@ Deno.test("kernel - validateDag accepts every op with all its members", () => {
     rr: { op: "roundedRectangle", size: [10, 4], radius: 2, segments: 16, center: r("flag") },
     ci: { op: "circle", radius: 3, segments: 3 },
     po: polygon([[0, 0], [r("n"), 0], [0, 1]]),
+    of: { op: "offset", profile: r("ci"), delta: -0.5, join: "miter", miterLimit: 3, segments: 12 },
+    fi: { op: "fillet2d", profile: r("of"), radius: 0.25, segments: 16 },
     ex: {
       op: "extrude",
       profile: r("rect"),
@@ -719,10 +775,11 @@ Deno.test("kernel - validateDag accepts every op with all its members", () => {
       center: false,
     },
     rv: { op: "revolve", profile: r("po"), segments: 256, degrees: 360 },
+    ov: { op: "extrude", profile: r("fi"), height: 1 },
     bx: { op: "box", size: [1, 2, 3], center: true },
     cy: { op: "cylinder", height: 2, radius: 1, radiusTop: 0, segments: 12, center: true },
     sp: { op: "sphere", radius: 1, segments: 8 },
-    un: { op: "union", children: [r("ex"), r("rv")] },
+    un: { op: "union", children: [r("ex"), r("rv"), r("ov")] },
     it: { op: "intersection", children: [r("bx"), r("sp")] },
     hu: { op: "hull", children: [r("cy"), r("it")] },
     df: { op: "difference", base: r("un"), subtract: [r("hu")] },

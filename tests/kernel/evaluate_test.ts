@@ -4,19 +4,14 @@
  * evaluation can see — and, after every case, no live WASM object (a counting runtime).
  */
 import assert from "node:assert/strict";
-import type { Dag, DagNode } from "@/lib/kernel/dag_types.ts";
+import type { Dag, DagNode } from "@/lib/dag/dag_types.ts";
 import { EvalError } from "@/lib/kernel/eval_errors.ts";
-import {
-  DEFAULT_EVAL_LIMITS,
-  type EvalLimits,
-  evaluateDag,
-  evaluateDagExact,
-  type ExactMesh,
-} from "@/lib/kernel/evaluate.ts";
+import { evaluateDag, evaluateDagExact, type ExactMesh } from "@/lib/kernel/evaluate.ts";
+import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "@/lib/kernel/eval_limits.ts";
 import { KERNEL_VERSION, MANIFOLD_VERSION } from "@/lib/kernel/kernel_version.ts";
 import { createManifoldRuntime, type ManifoldRuntime } from "@/lib/kernel/manifold_runtime.ts";
 import { decodeMesh } from "@/lib/client/mesh_decode.ts";
-import type { Scene } from "@/lib/kernel/scene.ts";
+import type { Scene } from "@/lib/dag/scene.ts";
 
 const runtime = await createManifoldRuntime({ trackObjects: true });
 
@@ -116,7 +111,10 @@ function assertDecodesTo(encoded: Scene["meshes"][string], exact: ExactMesh): vo
   assert.deepEqual(decoded.indices, new Uint32Array(exact.indices));
   assert.equal(decoded.vertexCount * 3, exact.positions.length);
   for (let i = 0; i < exact.positions.length; i++) {
-    const bound = encoded.scale[i % 3] / 2 + Math.abs(exact.positions[i]) * 2 ** -23;
+    // Half a step, plus Float32 rounding of min + q·scale (a vertex on the mid-plane of a
+    // symmetric mesh sits exactly half a step from two codes, so the rounding decides).
+    const f32 = (Math.abs(exact.positions[i]) + Math.abs(encoded.min[i % 3])) * 2 ** -23;
+    const bound = encoded.scale[i % 3] / 2 + f32;
     assert.ok(Math.abs(decoded.positions[i] - exact.positions[i]) <= bound, `coordinate ${i}`);
   }
 }
@@ -288,6 +286,73 @@ Deno.test("kernel - profiles: rounded rectangle touches its size; circle; polygo
     shape: { op: "extrude", profile: ref("p"), height: 2 },
   });
   near(triangle.volume, 12, 1e-12, "triangle");
+});
+
+Deno.test("kernel - offset: miter, square and round joins grow a square; a negative delta shrinks it", async () => {
+  const grown = (delta: number, join?: string) =>
+    evaluate({
+      sq: { op: "rectangle", size: [10, 10] },
+      o: { op: "offset", profile: ref("sq"), delta, segments: 48, ...(join ? { join } : {}) },
+      shape: { op: "extrude", profile: ref("o"), height: 1 },
+    });
+  const miter = await grown(1, "miter");
+  near(miter.volume, 144, 1e-9, "a mitred offset keeps square corners");
+  assertBox(miter, [-1, -1, 0], [11, 11, 1]);
+  const round = await grown(1);
+  // Straight sides move out by 1; the four corners together make one faceted circle of radius 1.
+  assert.ok(
+    round.volume < 140 + Math.PI && round.volume > 140 + ngon(1, 48) - 1e-3,
+    `${round.volume}`,
+  );
+  assertBox(round, [-1, -1, 0], [11, 11, 1]);
+  const square = await grown(1, "square");
+  assert.ok(square.volume > round.volume && square.volume < 144, `square ${square.volume}`);
+  assertBox(square, [-1, -1, 0], [11, 11, 1]);
+  const shrunk = await grown(-1);
+  near(shrunk.volume, 64, 1e-9, "shrinking a convex outline keeps its corners");
+  assertBox(shrunk, [1, 1, 0], [9, 9, 1]);
+  // A ring: a 64-gon grown by 1, minus the 64-gon. Grown area = A + perimeter·1 + the corners'
+  // faceted unit circle, so the ring is the perimeter plus that circle.
+  const ring = await evaluate({
+    c: { op: "circle", radius: 5, segments: 64 },
+    thick: { op: "offset", profile: ref("c"), delta: 1, segments: 64 },
+    outer: { op: "extrude", profile: ref("thick"), height: 1 },
+    inner: { op: "extrude", profile: ref("c"), height: 1 },
+    shape: { op: "difference", base: ref("outer"), subtract: [ref("inner")] },
+  });
+  const perimeter = 64 * 2 * 5 * Math.sin(Math.PI / 64);
+  near(ring.volume, perimeter + ngon(1, 64), 1e-6, "ring");
+  // One step of a 64-segment join spans a 64-gon's corner: no join point lies on the axes.
+  const reach = 5 + Math.cos(Math.PI / 64);
+  assertBox(ring, [-reach, -reach, 0], [reach, reach, 1], 1e-6);
+});
+
+Deno.test("kernel - fillet2d rounds convex corners only; a profile thinner than 2·radius vanishes", async () => {
+  const filleted = (profile: unknown, radius: number) =>
+    evaluate({
+      s: profile,
+      f: { op: "fillet2d", profile: ref("s"), radius, segments: 48 },
+      shape: { op: "extrude", profile: ref("f"), height: 1 },
+    });
+  // A 10×10 square, r = 2: the 6×6 inset grown back by 2 — its four corners one faceted circle.
+  const square = await filleted({ op: "rectangle", size: [10, 10] }, 2);
+  near(square.volume, 6 * 6 + 4 * 6 * 2 + ngon(2, 48), 1e-9, "filleted square");
+  assertBox(square, [0, 0, 0], [10, 10, 1]);
+  // An L of 64: five convex corners lose (1 − ¼ faceted circle) each, the concave one nothing.
+  const l = [[0, 0], [10, 0], [10, 4], [4, 4], [4, 10], [0, 10]];
+  const ell = await filleted({ op: "polygon", points: l }, 1);
+  near(ell.volume, 64 - 5 * (1 - ngon(1, 48) / 4), 1e-5, "filleted L");
+  assertBox(ell, [0, 0, 0], [10, 10, 1]);
+  await assertFails(
+    {
+      s: { op: "rectangle", size: [10, 1] },
+      f: { op: "fillet2d", profile: ref("s"), radius: 1 },
+      shape: { op: "extrude", profile: ref("f"), height: 1 },
+    },
+    "render_failed",
+    "empty_geometry",
+    "/nodes/f",
+  );
 });
 
 Deno.test("kernel - union, intersection and hull", async () => {

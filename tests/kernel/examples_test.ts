@@ -4,7 +4,7 @@
  * parameter extremes and at a mixed set; mesh hashes change exactly where a parameter should act.
  */
 import assert from "node:assert/strict";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
 import { validateDag } from "@/lib/kernel/dag_validate.ts";
 import { evaluateDagExact, type ExactMesh } from "@/lib/kernel/evaluate.ts";
 import { createManifoldRuntime, type ManifoldRuntime } from "@/lib/kernel/manifold_runtime.ts";
@@ -12,9 +12,9 @@ import {
   type ParameterDescriptor,
   type ParameterSchema,
   validateParameterSchema,
-} from "@/lib/kernel/parameter_schema.ts";
-import type { Scene } from "@/lib/kernel/scene.ts";
-import { substitute } from "@/lib/kernel/substitute.ts";
+} from "@/lib/dag/parameter_schema.ts";
+import type { Scene } from "@/lib/dag/scene.ts";
+import { substitute } from "@/lib/dag/substitute.ts";
 
 const PROJECTS = new URL("../../examples/projects/", import.meta.url);
 /** A part's mesh stays under this many triangles at any parameter values. */

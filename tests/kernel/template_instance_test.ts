@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { DagError } from "../../lib/kernel/dag_errors.ts";
+import { DagError } from "../../lib/dag/dag_errors.ts";
 import { validateDag } from "../../lib/kernel/dag_validate.ts";
-import { validateParameterSchema } from "../../lib/kernel/parameter_schema.ts";
-import { substitute } from "../../lib/kernel/substitute.ts";
+import { validateParameterSchema } from "../../lib/dag/parameter_schema.ts";
+import { substitute } from "../../lib/dag/substitute.ts";
 import {
   assertInstanceOf,
   templateHash,

@@ -6,7 +6,7 @@
  * sanitizers). admission_test.ts and fair_queue_test.ts cover the arithmetic without workers.
  */
 import assert from "node:assert/strict";
-import type { Dag, DagNode } from "@/lib/kernel/dag_types.ts";
+import type { Dag, DagNode } from "@/lib/dag/dag_types.ts";
 import { EvalError } from "@/lib/kernel/eval_errors.ts";
 import { evaluateDag } from "@/lib/kernel/evaluate.ts";
 import { defaultPoolSize, WorkerPool } from "@/lib/kernel/worker_pool.ts";

@@ -17,7 +17,7 @@ import { PrivateRedis } from "../_helpers/redis_server.ts";
 import { createKeyFixture, type KeyFixture, rid, startTestServer } from "../_helpers/server.ts";
 import { finishedDag, publishFixture } from "../_helpers/projects.ts";
 import { SettingsClient } from "../settings/_client.ts";
-import { expectProblem, RENDER } from "../kernel/render_helpers.ts";
+import { expectProblem, RENDER } from "../render/render_helpers.ts";
 
 /** Far above any deadline: a request still running after this is a hang. */
 const HANG_MS = 20_000;

@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { backfillRevocations } from "@/lib/hub/revocation_backfill.ts";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { revokeToken } from "@/lib/hub/token_revocation.ts";
-import { RevocationReplica } from "@/lib/kernel/revocation_replica.ts";
+import { RevocationReplica } from "@/lib/render/revocation_replica.ts";
 import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
 import { createKeyFixture } from "../_helpers/fixtures.ts";
 import { finishedDag } from "../_helpers/projects.ts";
 import { rid, withRedis } from "../_helpers/redis.ts";
 import { PrivateRedis } from "../_helpers/redis_server.ts";
 import { startTestServer } from "../_helpers/server.ts";
-import { expectProblem, mintToken, render, setupRender } from "../kernel/render_helpers.ts";
+import { expectProblem, mintToken, render, setupRender } from "../render/render_helpers.ts";
 
 function jtiOf(token: string): { jti: string; exp: number } {
   return JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));

@@ -1,14 +1,23 @@
-/** A tiny browser-like client for settings tests: a cookie, the site Origin, form posts. */
+/**
+ * A tiny browser-like client for settings tests: a cookie, the site Origin, form posts. It talks
+ * to a server over `fetch`, or to the app in memory through the `fetch` of tests/_helpers/app.ts.
+ */
 
-/** A signed-in (or not yet) settings client bound to one server. */
+/** The global `fetch`'s signature. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A signed-in (or not yet) settings client bound to one server (or one app in memory). */
 export class SettingsClient {
   cookie = "";
   csrf = "";
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly fetch: Fetch = (input, init) => globalThis.fetch(input, init),
+  ) {}
 
   /** GETs a path with the session cookie (and HTML accept), without following redirects. */
   async get(path: string): Promise<Response> {
-    const res = await fetch(this.baseUrl + path, {
+    const res = await this.fetch(this.baseUrl + path, {
       headers: { cookie: this.cookie, accept: "text/html" },
       redirect: "manual",
     });
@@ -37,7 +46,7 @@ export class SettingsClient {
     for (const [k, v] of Object.entries(fields)) {
       for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
     }
-    const res = await fetch(this.baseUrl + path, {
+    const res = await this.fetch(this.baseUrl + path, {
       method: "POST",
       headers: {
         cookie: this.cookie,

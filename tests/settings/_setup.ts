@@ -1,6 +1,6 @@
 /** A signed-up partner with a published project and a key, created through the settings pages. */
 import { rid } from "../_helpers/redis.ts";
-import { SettingsClient } from "./_client.ts";
+import { type Fetch, SettingsClient } from "./_client.ts";
 
 const WALL_BRACKET = new URL("../../examples/projects/wall-bracket/", import.meta.url);
 
@@ -27,7 +27,7 @@ export async function publishExample(client: SettingsClient, slug: string): Prom
       }),
     );
   }
-  return await fetch(`${client.baseUrl}/settings/projects/${slug}`, {
+  return await client.fetch(`${client.baseUrl}/settings/projects/${slug}`, {
     method: "POST",
     headers: { cookie: client.cookie, origin: client.baseUrl, "sec-fetch-site": "same-origin" },
     body: form,
@@ -35,9 +35,16 @@ export async function publishExample(client: SettingsClient, slug: string): Prom
   });
 }
 
-/** Signs up a partner, creates and publishes a project, and creates a key for `origin`. */
-export async function setUpPartner(baseUrl: string, name: string): Promise<PartnerSetup> {
-  const client = new SettingsClient(baseUrl);
+/**
+ * Signs up a partner, creates and publishes a project, and creates a key for `origin`, through
+ * `fetch` (a server's, or the app's in memory).
+ */
+export async function setUpPartner(
+  baseUrl: string,
+  name: string,
+  fetch?: Fetch,
+): Promise<PartnerSetup> {
+  const client = new SettingsClient(baseUrl, fetch);
   await client.signUp(`${name.toLowerCase()}-${rid()}@shop.example`, `Partner ${name}`);
   const project = `bracket-${rid()}`;
   const created = await client.post("/settings/projects", { title: "Wall bracket", slug: project });

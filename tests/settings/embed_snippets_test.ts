@@ -58,7 +58,7 @@ function decodeEntities(s: string): string {
 /** The attribute names `<cad-configurator>` reads (from its source, so a rename fails here). */
 async function embedReads(): Promise<Set<string>> {
   const src = await Deno.readTextFile(
-    new URL("../../lib/web/islands_embed.ts", import.meta.url),
+    new URL("../../lib/sdk/embed_element.ts", import.meta.url),
   );
   return new Set(
     [...src.matchAll(/(?:getAttribute|hasAttribute)\("([a-z-]+)"\)/g)].map((m) => m[1]),

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { parsePartnerKey } from "@/lib/hub/partner_key.ts";
 import { graceUntil, revokeSdkKey, rollSdkKeySecret, secretAccepted } from "@/lib/hub/sdk_keys.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
-import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";
+import { createTestApp } from "../_helpers/app.ts";
+import { createKeyFixture } from "../_helpers/fixtures.ts";
 
 async function accepted(kv: Deno.Kv, plaintext: string, now: number): Promise<boolean> {
   const { keyId, secret } = parsePartnerKey(plaintext);
@@ -45,36 +46,31 @@ Deno.test("key roll - keeps the keyId; the old secret works until graceUntil, th
   }
 });
 
-Deno.test({
-  name: "key roll - the mint endpoint accepts the previous secret during grace only",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
-    let now = Date.now();
-    const server = await startTestServer({ clock: () => now });
-    try {
-      const { kv } = server.deps;
-      const f = await createKeyFixture(kv);
-      const serverMint = (key: string) =>
-        mint(server.url, { projectId: f.project, origin: f.origin }, {
-          authorization: `Bearer ${key}`,
-        });
-      const rolled = (await rollSdkKeySecret(kv, f.keyId, { graceSeconds: 300, now }))!;
-      server.deps.hub!.keys.invalidate(f.keyId);
-      for (const key of [f.key, rolled.key]) {
-        const res = await serverMint(key);
-        assert.equal(res.status, 200, await res.clone().text());
-        assert.equal((await res.json()).mode, "secret");
-      }
-      now += 301_000;
-      const old = await serverMint(f.key);
-      assert.equal(old.status, 401);
-      assert.equal((await old.json()).code, "invalid_credentials");
-      const fresh = await serverMint(rolled.key);
-      assert.equal(fresh.status, 200);
-      await fresh.body?.cancel();
-    } finally {
-      await server.close();
+Deno.test("key roll - the mint endpoint accepts the previous secret during grace only", async () => {
+  let now = Date.now();
+  const app = await createTestApp({ clock: () => now });
+  try {
+    const { kv } = app.deps;
+    const f = await createKeyFixture(kv);
+    const serverMint = (key: string) =>
+      app.mint({ projectId: f.project, origin: f.origin }, {
+        authorization: `Bearer ${key}`,
+      });
+    const rolled = (await rollSdkKeySecret(kv, f.keyId, { graceSeconds: 300, now }))!;
+    app.deps.hub!.keys.invalidate(f.keyId);
+    for (const key of [f.key, rolled.key]) {
+      const res = await serverMint(key);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.equal((await res.json()).mode, "secret");
     }
-  },
+    now += 301_000;
+    const old = await serverMint(f.key);
+    assert.equal(old.status, 401);
+    assert.equal((await old.json()).code, "invalid_credentials");
+    const fresh = await serverMint(rolled.key);
+    assert.equal(fresh.status, 200);
+    await fresh.body?.cancel();
+  } finally {
+    await app.close();
+  }
 });

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { getSdkKey, updateSdkKey } from "@/lib/store/sdk_keys.ts";
+import { createTestApp } from "../_helpers/app.ts";
 import { mint, startTestServer } from "../_helpers/server.ts";
 import { rid } from "../_helpers/redis.ts";
 import { SettingsClient } from "./_client.ts";
 import { publishExample, setUpPartner } from "./_setup.ts";
 
+// On a server: its preview step evaluates on the render worker pool.
 Deno.test({
   name: "settings - sign-up, project, key shown once, edit, roll, revoke, usage and audit",
   sanitizeResources: false,
@@ -274,40 +276,34 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "settings - invited developers manage keys but not members",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
-    const server = await startTestServer();
-    const base = server.url.replace("localhost", "127.0.0.1");
-    try {
-      const owner = new SettingsClient(base);
-      await owner.signUp(`o-${rid()}@shop.example`, "Owner Co");
-      await owner.html("/settings/members");
-      const email = `d-${rid()}@shop.example`;
-      const res = await owner.post("/settings/members", { email, role: "developer" });
-      const link = /\/auth\/signup\?invite=([A-Za-z0-9_-]+)/.exec(await res.text())?.[1];
-      assert.ok(link, "an invitation link");
-      const dev = new SettingsClient(base);
-      await dev.signUp(email, "", link);
-      const members = await dev.html("/settings/members");
-      assert.match(members, /Only owners can invite/);
-      assert.ok(members.includes(email));
-      const denied = await dev.post("/settings/members", {
-        email: `x-${rid()}@a.example`,
-        role: "owner",
-      });
-      assert.equal(denied.status, 403);
-      assert.equal((await denied.json()).code, "forbidden");
-      const project = await dev.post("/settings/projects", {
-        title: "Dev project",
-        slug: `p-${rid()}`,
-      });
-      assert.equal(project.status, 303);
-      await project.body?.cancel();
-    } finally {
-      await server.close();
-    }
-  },
+Deno.test("settings - invited developers manage keys but not members", async () => {
+  const app = await createTestApp();
+  try {
+    const owner = new SettingsClient(app.url, app.fetch);
+    await owner.signUp(`o-${rid()}@shop.example`, "Owner Co");
+    await owner.html("/settings/members");
+    const email = `d-${rid()}@shop.example`;
+    const res = await owner.post("/settings/members", { email, role: "developer" });
+    const link = /\/auth\/signup\?invite=([A-Za-z0-9_-]+)/.exec(await res.text())?.[1];
+    assert.ok(link, "an invitation link");
+    const dev = new SettingsClient(app.url, app.fetch);
+    await dev.signUp(email, "", link);
+    const members = await dev.html("/settings/members");
+    assert.match(members, /Only owners can invite/);
+    assert.ok(members.includes(email));
+    const denied = await dev.post("/settings/members", {
+      email: `x-${rid()}@a.example`,
+      role: "owner",
+    });
+    assert.equal(denied.status, 403);
+    assert.equal((await denied.json()).code, "forbidden");
+    const project = await dev.post("/settings/projects", {
+      title: "Dev project",
+      slug: `p-${rid()}`,
+    });
+    assert.equal(project.status, 303);
+    await project.body?.cancel();
+  } finally {
+    await app.close();
+  }
 });

@@ -1,25 +1,29 @@
+/**
+ * The hosted configurator (page, its mint), the SDK modules and signed configurations, answered in
+ * memory (tests/_helpers/app.ts) with the demo seeded.
+ */
 import assert from "node:assert/strict";
 import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
-import { startTestServer } from "../_helpers/server.ts";
+import { createTestApp } from "../_helpers/app.ts";
 
 const SHOP = "https://shop.example.com";
 
 async function setup() {
-  const server = await startTestServer({ env: { SEED_DEMO: "true" } });
-  const { record } = await createSdkKey(server.deps.kv, {
-    partnerId: server.demo!.partnerId,
+  const app = await createTestApp({ seedDemo: true });
+  const { record } = await createSdkKey(app.deps.kv, {
+    partnerId: app.demo!.partnerId,
     label: "iframe",
     allowedOrigins: [SHOP, "http://localhost:3000"],
     allowedProjects: ["wall-bracket"],
   });
-  return { server, keyId: record.keyId };
+  return { app, keyId: record.keyId };
 }
 
 Deno.test("configurator page - framable only by the key's allowed origins; islands booted", async () => {
-  const { server, keyId } = await setup();
+  const { app, keyId } = await setup();
   try {
-    const res = await fetch(`${server.url}/configurator/wall-bracket?key=${keyId}`);
+    const res = await app.request(`/configurator/wall-bracket?key=${keyId}`);
     assert.equal(res.status, 200);
     const csp = res.headers.get("content-security-policy") ?? "";
     assert.match(csp, new RegExp(`frame-ancestors ${SHOP} http://localhost:3000(;|$)`));
@@ -34,12 +38,12 @@ Deno.test("configurator page - framable only by the key's allowed origins; islan
     assert.match(html, /<script type="module" src="\/build\/boot-[0-9a-f]{12}\.js"/);
     assert.ok(!html.includes("sdk_"), "no secret-shaped value in the page");
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("configurator page - refusals are HTML pages with the problem code", async () => {
-  const { server, keyId } = await setup();
+  const { app, keyId } = await setup();
   try {
     const table: Array<[string, number, string]> = [
       [`/configurator/wall-bracket`, 401, "unknown_key"],
@@ -47,43 +51,43 @@ Deno.test("configurator page - refusals are HTML pages with the problem code", a
       [`/configurator/vase?key=${keyId}`, 403, "project_not_allowed"],
     ];
     for (const [path, status, code] of table) {
-      const res = await fetch(server.url + path);
+      const res = await app.request(path);
       assert.equal(res.status, status, path);
       assert.match(res.headers.get("content-type") ?? "", /text\/html/);
       assert.match(await res.text(), new RegExp(`data-error-code="${code}"`));
     }
-    await updateSdkKey(server.deps.kv, keyId, (r) => ({ ...r, revokedAt: Date.now() }));
+    await updateSdkKey(app.deps.kv, keyId, (r) => ({ ...r, revokedAt: Date.now() }));
     await new Promise((r) => setTimeout(r, 2100)); // the mint path's key cache holds 2 s
-    const res = await fetch(`${server.url}/configurator/wall-bracket?key=${keyId}`);
+    const res = await app.request(`/configurator/wall-bracket?key=${keyId}`);
     assert.equal(res.status, 401);
     assert.match(await res.text(), /data-error-code="key_revoked"/);
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("configurator mint - same-origin hub pages only, parent must be allowed, token bound to the hub", async () => {
-  const { server, keyId } = await setup();
-  const url = `${server.url}/configurator/wall-bracket/session-token`;
+  const { app, keyId } = await setup();
+  const url = "/configurator/wall-bracket/session-token";
   const post = (origin: string | null, body: unknown) =>
-    fetch(url, {
+    app.request(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...(origin ? { origin } : {}) },
       body: JSON.stringify(body),
     });
   try {
     const body = { keyId, projectId: "wall-bracket", parentOrigin: SHOP };
-    const ok = await post(server.url, body);
+    const ok = await post(app.url, body);
     assert.equal(ok.status, 200);
     const { token } = await ok.json();
     const claims = JSON.parse(atob(token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/")));
-    assert.equal(claims.origin, server.url, "bound to the hub's own origin");
+    assert.equal(claims.origin, app.url, "bound to the hub's own origin");
     const refusals: Array<[string | null, unknown, number, string]> = [
       [SHOP, body, 403, "origin_not_allowed"],
       [null, body, 403, "origin_not_allowed"],
-      [server.url, { ...body, parentOrigin: "https://evil.example" }, 403, "origin_not_allowed"],
-      [server.url, { ...body, projectId: "vase" }, 422, "validation_failed"],
-      [server.url, { ...body, extra: 1 }, 422, "validation_failed"],
+      [app.url, { ...body, parentOrigin: "https://evil.example" }, 403, "origin_not_allowed"],
+      [app.url, { ...body, projectId: "vase" }, 422, "validation_failed"],
+      [app.url, { ...body, extra: 1 }, 422, "validation_failed"],
     ];
     for (const [origin, b, status, code] of refusals) {
       const res = await post(origin, b);
@@ -91,43 +95,43 @@ Deno.test("configurator mint - same-origin hub pages only, parent must be allowe
       assert.equal((await res.json()).code, code);
     }
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("sdk modules - stable URLs re-export the hashed build and are readable cross-origin", async () => {
-  const { server } = await setup();
+  const { app } = await setup();
   try {
     for (const [path, target] of [["/sdk/v1/embed.js", "embed"], ["/sdk/v1/preact.js", "sdk"]]) {
-      const res = await fetch(server.url + path, { headers: { origin: SHOP } });
+      const res = await app.request(path, { headers: { origin: SHOP } });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get("access-control-allow-origin"), "*");
       assert.match(res.headers.get("content-type") ?? "", /javascript/);
       const text = await res.text();
-      const m = new RegExp(`export \\* from "(${server.url}/build/${target}-[0-9a-f]{12}\\.js)"`)
+      const m = new RegExp(`export \\* from "(${app.url}/build/${target}-[0-9a-f]{12}\\.js)"`)
         .exec(text);
       assert.ok(m, text);
-      const bundle = await fetch(m[1]);
+      const bundle = await app.fetch(m[1]);
       assert.equal(bundle.headers.get("access-control-allow-origin"), "*");
       assert.match(bundle.headers.get("cache-control") ?? "", /immutable/);
       await bundle.body?.cancel();
     }
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("configurations - signing needs a valid token from its own origin; verify answers valid or why not", async () => {
-  const { server, keyId } = await setup();
+  const { app, keyId } = await setup();
   try {
-    const minted = await fetch(`${server.url}/api/v1/sdk/session-tokens`, {
+    const minted = await app.request("/api/v1/sdk/session-tokens", {
       method: "POST",
       headers: { "content-type": "application/json", origin: SHOP },
       body: JSON.stringify({ keyId, projectId: "wall-bracket" }),
     });
     const { token } = await minted.json();
     const sign = (origin: string, auth: string, body: unknown) =>
-      fetch(`${server.url}/sdk/v1/configurations`, {
+      app.request("/sdk/v1/configurations", {
         method: "POST",
         headers: { "content-type": "application/json", origin, authorization: auth },
         body: JSON.stringify(body),
@@ -150,7 +154,7 @@ Deno.test("configurations - signing needs a valid token from its own origin; ver
       assert.equal((await res.json()).code, code);
     }
     const verify = (body: unknown) =>
-      fetch(`${server.url}/sdk/v1/configurations/verify`, {
+      app.request("/sdk/v1/configurations/verify", {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -164,6 +168,6 @@ Deno.test("configurations - signing needs a valid token from its own origin; ver
     assert.equal(bad.status, 422);
     assert.equal((await bad.json()).code, "validation_failed");
   } finally {
-    await server.close();
+    await app.close();
   }
 });

@@ -7,7 +7,10 @@ import {
   islandName,
   islandRegistry,
 } from "@/lib/web/islands.ts";
-import { appIslandBuild, buildIslands } from "@/lib/web/islands_build.ts";
+import { buildIslands } from "@/lib/web/islands_build.ts";
+import { appIslandBuild } from "@/lib/app/app.ts";
+import { SDK_BUNDLES } from "@/lib/sdk/bundle_route.ts";
+import manifest from "@/manifest.gen.ts";
 
 const build = {
   boot: "/build/boot-abc.js",
@@ -72,8 +75,9 @@ Deno.test("islands - the registry maps file names to default exports", () => {
 });
 
 Deno.test("islands - the build writes content-hashed ESM bundles and reuses them for the same sources", async () => {
-  const first = await appIslandBuild();
-  for (const url of [first.boot, first.embed, first.sdk, ...Object.values(first.modules)]) {
+  const first = await appIslandBuild(manifest);
+  const { embed, sdk } = first.entries;
+  for (const url of [first.boot, embed, sdk, ...Object.values(first.modules)]) {
     assert.match(url, /^\/build\/[A-Za-z_]+-[0-9a-f]{12}\.js$/);
     const text = await Deno.readTextFile(new URL(`../../static${url}`, import.meta.url));
     assert.ok(text.length > 0);
@@ -81,7 +85,7 @@ Deno.test("islands - the build writes content-hashed ESM bundles and reuses them
   assert.ok(first.modules.Configurator && first.modules.Viewer && first.modules.ParameterForm);
   const root = new URL("../../", import.meta.url).pathname;
   const islands = Object.keys(first.modules).map((n) => `islands/${n}.tsx`);
-  const again = await buildIslands({ root, islands });
+  const again = await buildIslands({ root, islands, entries: SDK_BUNDLES });
   assert.equal(again.inputHash, first.inputHash);
   assert.equal(again.ms, 0, "the manifest of the same sources short-circuits the build");
   // The boot is small; three.js lives in a shared chunk, loaded only by pages that need it.

@@ -16,14 +16,14 @@ import { generatePartnerKey } from "@/lib/hub/partner_key.ts";
 import { readProjectDir } from "@/lib/hub/project_dir.ts";
 import { setRenderQuota } from "@/lib/hub/sdk_keys.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
-import type { Dag } from "@/lib/kernel/dag_types.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
 import { EvalError } from "@/lib/kernel/eval_errors.ts";
 import type { SessionClaims } from "@/lib/token/claims.ts";
 import { signToken } from "@/lib/token/sign.ts";
-import { createApp } from "@/lib/web/app.ts";
-import type { AppDeps, AppEnv, Method } from "@/lib/web/context.ts";
+import { createApp } from "@/lib/app/app.ts";
+import type { AppDeps, AppEnv, Method } from "@/lib/app/context.ts";
 import { resolveManifest } from "@/lib/web/router.ts";
-import { PYODIDE_VERSION } from "@/lib/web/sdk_assets.ts";
+import { PYODIDE_VERSION } from "@/lib/sdk/python_assets.ts";
 import manifest from "@/manifest.gen.ts";
 import { cadparam, PROJECTS } from "../design/_python.ts";
 import { finishedDag, readProjectFixture } from "../_helpers/projects.ts";
@@ -37,7 +37,7 @@ import {
   schemaWith,
   setupRender,
   tokenClaims,
-} from "../kernel/render_helpers.ts";
+} from "../render/render_helpers.ts";
 import { setUpPartner } from "../settings/_setup.ts";
 import { ContractChecker, type OpenApiDoc } from "./_openapi_contract.ts";
 

@@ -1,6 +1,7 @@
 /**
  * Every route of the manifest × every method × anonymous and signed-in, with empty and junk
- * bodies: nothing answers a 5xx (the test server has its Redis, so not even a 503), every 401
+ * bodies: nothing answers a 5xx (the app in memory has Redis's in-process equivalents, so not even
+ * a 503), every 401
  * carries a `WWW-Authenticate` challenge, every 405 an `Allow` header, and every problem's status
  * is its code's status in the catalogue. Dynamic segments are filled with ids of data the test
  * creates (its own, another partner's, a python-mode project) and with bogus ids.
@@ -11,12 +12,14 @@ import { readSessionCookie, sessionCookie } from "@/lib/auth/session_cookie.ts";
 import { ERROR_CODES, isErrorCode } from "@/lib/http/error_codes.ts";
 import { readProjectDir } from "@/lib/hub/project_dir.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
-import type { Method } from "@/lib/web/context.ts";
+import type { Method } from "@/lib/app/context.ts";
 import { resolveManifest } from "@/lib/web/router.ts";
-import { PYODIDE_VERSION } from "@/lib/web/sdk_assets.ts";
+import { PYODIDE_VERSION } from "@/lib/sdk/python_assets.ts";
 import manifest from "@/manifest.gen.ts";
 import { publishFixture } from "../_helpers/projects.ts";
-import { createKeyFixture, rid, startTestServer, type TestServer } from "../_helpers/server.ts";
+import { createTestApp, type TestApp } from "../_helpers/app.ts";
+import { createKeyFixture } from "../_helpers/fixtures.ts";
+import { rid } from "../_helpers/redis.ts";
 import { setUpPartner } from "../settings/_setup.ts";
 import { SettingsClient } from "../settings/_client.ts";
 
@@ -58,22 +61,22 @@ interface Identity {
  * A signed-in identity (cookie + form token, from this site). When a response changes the cookie
  * (signing out ends the session), a new session of the same account replaces it.
  */
-async function signedIn(server: TestServer, client: SettingsClient): Promise<Identity> {
-  const kv = server.deps.kv;
-  const first = await readSession(kv, readSessionCookie(false, client.cookie), server.deps.clock());
+async function signedIn(app: TestApp, client: SettingsClient): Promise<Identity> {
+  const kv = app.deps.kv;
+  const first = await readSession(kv, readSessionCookie(false, client.cookie), app.deps.clock());
   assert.ok(first, "the settings client is signed in");
   const session = { cookie: client.cookie, csrf: first.csrfToken };
   return {
     name: "signed-in",
     headers: () => ({
-      origin: server.url,
+      origin: app.url,
       "sec-fetch-site": "same-origin",
       cookie: session.cookie,
       "x-csrf-token": session.csrf,
     }),
     async after(res) {
       if (!res.headers.has("set-cookie")) return;
-      const { id, record } = await createSession(kv, first, server.deps.clock());
+      const { id, record } = await createSession(kv, first, app.deps.clock());
       session.cookie = sessionCookie(false, id, 3600).split(";")[0];
       session.csrf = record.csrfToken;
     },
@@ -117,10 +120,10 @@ async function faults(res: Response, method: Method): Promise<string[]> {
 }
 
 Deno.test("route sweep - no route × method × identity answers a 5xx", async () => {
-  const server = await startTestServer();
+  const app = await createTestApp();
   try {
-    const kv = server.deps.kv;
-    const own = await setUpPartner(server.url, "Sweep");
+    const kv = app.deps.kv;
+    const own = await setUpPartner(app.url, "Sweep", app.fetch);
     // Another partner's key and published project: real ids the signed-in partner does not own.
     const foreign = await createKeyFixture(kv);
     await publishFixture(kv, foreign.partnerId, foreign.project);
@@ -143,10 +146,10 @@ Deno.test("route sweep - no route × method × identity answers a 5xx", async ()
     };
     const anonymous: Identity = {
       name: "anonymous",
-      headers: () => ({ origin: server.url, "sec-fetch-site": "same-origin" }),
+      headers: () => ({ origin: app.url, "sec-fetch-site": "same-origin" }),
       after: async () => {},
     };
-    const identities = [anonymous, await signedIn(server, own.client)];
+    const identities = [anonymous, await signedIn(app, own.client)];
 
     const failures = new Set<string>();
     const signedInPages = new Set<string>();
@@ -166,7 +169,7 @@ Deno.test("route sweep - no route × method × identity answers a 5xx", async ()
                 ...identity.headers(),
               };
               if (type) headers["content-type"] = type;
-              const res = await fetch(`${server.url}${path}${query}`, {
+              const res = await app.request(`${app.url}${path}${query}`, {
                 method,
                 headers,
                 body: body ?? undefined,
@@ -197,14 +200,14 @@ Deno.test("route sweep - no route × method × identity answers a 5xx", async ()
     }
     assert.ok(requests > 5000, `${requests} requests`);
   } finally {
-    await server.close();
+    await app.close();
   }
 });
 
 Deno.test("route sweep - a sign-in without a password field is a 401 page with a challenge", async () => {
-  const server = await startTestServer();
+  const app = await createTestApp();
   try {
-    const client = new SettingsClient(server.url);
+    const client = new SettingsClient(app.url, app.fetch);
     const email = `nopass-${rid()}@shop.example`;
     await client.signUp(email, "No Pass");
     client.cookie = "";
@@ -214,6 +217,6 @@ Deno.test("route sweep - a sign-in without a password field is a 401 page with a
     assert.match(res.headers.get("www-authenticate") ?? "", /^Cookie realm="settings"/);
     assert.match(await res.text(), /The email or password is not correct/);
   } finally {
-    await server.close();
+    await app.close();
   }
 });

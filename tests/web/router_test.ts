@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { problemResponse } from "@/lib/http/problem.ts";
 import { h } from "preact";
 import { filePattern, mountRoutes, resolveManifest } from "@/lib/web/router.ts";
-import type { AppEnv, Manifest } from "@/lib/web/context.ts";
+import type { AppEnv, Manifest } from "@/lib/app/context.ts";
 import manifest from "@/manifest.gen.ts";
 
 Deno.test("router - file paths become URL patterns", () => {

@@ -5,8 +5,9 @@
  * gets an HTML error page with the problem code. Tokens: docs/embedding.md.
  */
 import { configuratorPageCheck } from "@/lib/hub/configurator_mint.ts";
-import { configuratorErrorPage, islandPage } from "@/lib/web/islands_page.ts";
-import { type Handlers, hubDeps } from "@/lib/web/context.ts";
+import { configuratorErrorPage, HOSTED_CONFIGURATOR_CSS } from "@/lib/sdk/configurator_page.ts";
+import { islandPage } from "@/lib/web/islands_page.ts";
+import { type Handlers, hubDeps } from "@/lib/app/context.ts";
 import { problemHeaders, toAppError } from "@/lib/http/problem.ts";
 import Configurator from "@/islands/Configurator.tsx";
 
@@ -37,8 +38,9 @@ export const handler: Handlers = {
     const { kernelUrl, publicUrl } = ctx.var.deps.config;
     const separateKernel = new URL(kernelUrl).origin !== new URL(publicUrl).origin;
     const baseUrl = separateKernel ? new URL(kernelUrl).origin : origin;
-    return await islandPage({
+    return await islandPage(ctx, {
       title: `${check.title} · Configurator`,
+      css: HOSTED_CONFIGURATOR_CSS,
       frameAncestors: check.allowedOrigins,
       connectSrc: separateKernel ? [baseUrl] : [],
       body: (islands) =>

@@ -3,12 +3,11 @@
  * (same-origin; token bound to the hub's origin; the embedding parent must be an allowed origin of
  * the key). See lib/hub/configurator_mint.ts and docs/embedding.md.
  */
-import { requestClientIp } from "@/lib/http/client_ip.ts";
 import { readJsonBody } from "@/lib/http/json_body.ts";
 import { readRequestOrigin } from "@/lib/http/origin.ts";
 import { AppError } from "@/lib/http/problem.ts";
 import { mintForConfigurator } from "@/lib/hub/configurator_mint.ts";
-import { type Handlers, hubDeps } from "@/lib/web/context.ts";
+import { clientIp, type Handlers, hubDeps } from "@/lib/app/context.ts";
 
 export const config = { roles: ["hub" as const] };
 
@@ -28,7 +27,7 @@ export const handler: Handlers = {
       origin: readRequestOrigin(ctx.req.raw.headers),
       hubOrigins,
       body,
-      clientIp: requestClientIp(ctx),
+      clientIp: clientIp(ctx),
     });
     deps.metrics.mints.inc({ flow: "configurator", outcome: "ok" });
     return Response.json(

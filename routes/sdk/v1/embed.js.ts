@@ -3,8 +3,8 @@
  * that imports the current content-hashed build (long-cached) by absolute URL, so partners never
  * change their script tag and browsers still cache the bundle forever. CORS: any origin.
  */
-import { sdkModuleResponse } from "@/lib/web/islands_sdk_route.ts";
-import type { Handlers } from "@/lib/web/context.ts";
+import { sdkModuleResponse } from "@/lib/sdk/bundle_route.ts";
+import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   GET: (ctx) => sdkModuleResponse(ctx, "embed"),

@@ -8,14 +8,14 @@ import {
   type SettingsFrame,
   settingsFrame,
   siteBaseUrl,
-} from "@/lib/auth/settings_session.ts";
-import { formError } from "@/lib/auth/sign_in_flow.ts";
+} from "@/lib/app/settings_session.ts";
+import { formError } from "@/lib/app/sign_in_flow.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import type { SnippetTarget } from "@/lib/hub/embed_snippets.ts";
 import { keyInputFromForm, type SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import { createSdkKey, graceUntil, listSdkKeys, type SdkKeyView } from "@/lib/hub/sdk_keys.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 
 type KeysData =
   & { frame: SettingsFrame }

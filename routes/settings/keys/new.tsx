@@ -4,9 +4,9 @@ import { DEFAULT_RATE_LIMIT } from "@/lib/hub/rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
 import { Shell } from "@/components/settings/Shell.tsx";
 import { partnerProjects } from "@/lib/auth/ownership.ts";
-import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
+import { type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
 import { TTL_BOUNDS } from "@/lib/hub/sdk_keys.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 
 interface NewKeyData {
   frame: SettingsFrame;

@@ -1,11 +1,11 @@
 /** GET /settings/projects — the partner's projects; POST — create one. */
 import { CsrfField, ErrorBox, Shell, When } from "@/components/settings/Shell.tsx";
 import { partnerProjects } from "@/lib/auth/ownership.ts";
-import { readForm, type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
-import { formError } from "@/lib/auth/sign_in_flow.ts";
+import { readForm, type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
+import { formError } from "@/lib/app/sign_in_flow.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import { createProject, type Project } from "@/lib/store/projects.ts";
-import { type Handlers, page, type PageProps, type RouteContext } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps, type RouteContext } from "@/lib/app/context.ts";
 
 interface ProjectsData {
   frame: SettingsFrame;

@@ -1,7 +1,7 @@
 /** GET /settings/usage/<keyId> — one key's usage; `?format=csv|json` exports the day buckets. */
 import { percent, Shell, When } from "@/components/settings/Shell.tsx";
 import { ownKey } from "@/lib/auth/ownership.ts";
-import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
+import { type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
 import {
   quotaCounterReader,
   type QuotaPeriodUsage,
@@ -12,7 +12,7 @@ import {
   usageSummary,
 } from "@/lib/hub/usage.ts";
 import { UNLIMITED_RENDER_QUOTA } from "@/lib/store/sdk_keys.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 
 interface KeyUsageData {
   frame: SettingsFrame;

@@ -1,9 +1,9 @@
 /** GET /settings/usage — per-key usage of the partner's keys (figures from lib/hub/usage.ts). */
 import { percent, Shell, When } from "@/components/settings/Shell.tsx";
-import { type SettingsFrame, settingsFrame } from "@/lib/auth/settings_session.ts";
+import { type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
 import { listSdkKeys } from "@/lib/hub/sdk_keys.ts";
 import { type UsageSummary, usageSummary } from "@/lib/hub/usage.ts";
-import { type Handlers, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 
 interface UsageData {
   frame: SettingsFrame;

@@ -5,7 +5,7 @@
 import { AppError } from "@/lib/http/problem.ts";
 import { getProject } from "@/lib/store/projects.ts";
 import { getProjectVersion } from "@/lib/store/project_versions.ts";
-import type { Handlers } from "@/lib/web/context.ts";
+import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   async GET(ctx) {

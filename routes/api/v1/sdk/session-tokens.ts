@@ -1,13 +1,17 @@
 /** POST /api/v1/sdk/session-tokens — mint an `sv1.` session token (spec 4.1), both flows. */
-import { type CorsPolicy, preflightResponse, withCors } from "@/lib/http/cors.ts";
-import { requestClientIp } from "@/lib/http/client_ip.ts";
+import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBody } from "@/lib/http/json_body.ts";
-import { readRequestOrigin } from "@/lib/http/origin.ts";
-import { problemResponse, toAppError } from "@/lib/http/problem.ts";
 import { mintSessionToken } from "@/lib/hub/mint.ts";
 import type { MintResponse } from "@/lib/hub/mint_request.ts";
 import { anyKeyListsOrigin } from "@/lib/store/sdk_keys.ts";
-import { type Handlers, hubDeps, type RouteConfig, type RouteContext } from "@/lib/web/context.ts";
+import { corsEndpoint } from "@/lib/app/cors_endpoint.ts";
+import {
+  clientIp,
+  type Handlers,
+  hubDeps,
+  type RouteConfig,
+  type RouteContext,
+} from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 
@@ -23,47 +27,41 @@ const CORS: CorsPolicy = {
  * CORS is granted to origins some key lists — revoked keys included, so a page whose key was
  * revoked reads `key_revoked`; an origin no key ever listed stays blocked (docs/api.md, CORS).
  */
-async function corsAllowed(ctx: RouteContext, origin: string | null): Promise<boolean> {
-  return origin !== null && await anyKeyListsOrigin(ctx.var.deps.kv, origin);
+function keyListsOrigin(ctx: RouteContext, origin: string): Promise<boolean> {
+  return anyKeyListsOrigin(ctx.get("deps").kv, origin);
 }
 
-export const handler: Handlers = {
-  async OPTIONS(ctx) {
-    const origin = readRequestOrigin(ctx.req.raw.headers);
-    return preflightResponse(ctx.req.raw, origin, await corsAllowed(ctx, origin), CORS);
-  },
+/** The secret flow sends `Authorization`; the browser flow never does. */
+function flow(ctx: RouteContext): "browser" | "server" {
+  return ctx.req.header("authorization") === undefined ? "browser" : "server";
+}
 
-  async POST(ctx) {
-    const { deps } = ctx.var;
-    const origin = readRequestOrigin(ctx.req.raw.headers);
-    const authorization = ctx.req.header("authorization") ?? null;
-    const flow = authorization === null ? "browser" : "server";
-    try {
+export const handler: Handlers = corsEndpoint({
+  name: "mint",
+  policy: CORS,
+  allowPreflight: keyListsOrigin,
+  problemReadable: keyListsOrigin,
+  outcome: (ctx, _trace, outcome) =>
+    ctx.get("deps").metrics.mints.inc({ flow: flow(ctx), outcome }),
+  handlers: {
+    async POST(ctx, { origin }) {
       const body = await readJsonBody(ctx.req.raw);
       const result = await mintSessionToken(hubDeps(ctx), {
-        authorization,
+        authorization: ctx.req.header("authorization") ?? null,
         origin,
         body,
-        clientIp: requestClientIp(ctx),
+        clientIp: clientIp(ctx),
       });
-      deps.metrics.mints.inc({ flow, outcome: "ok" });
       const payload: MintResponse = {
         token: result.token,
         expiresAt: result.expiresAt,
         mode: result.mode,
       };
-      const res = Response.json(payload, {
+      const response = Response.json(payload, {
         headers: { ...result.headers, "cache-control": "no-store" },
       });
       // A minted token's origin is an allowed origin of its key: no index lookup needed.
-      return withCors(res, origin, origin === result.claims.origin, CORS);
-    } catch (err) {
-      const e = toAppError(err);
-      deps.metrics.mints.inc({ flow, outcome: e.code });
-      ctx.set("problemCode", e.code);
-      if (e.code === "internal_error") ctx.var.log.error("mint failed", { error: err });
-      const allowed = await corsAllowed(ctx, origin);
-      return withCors(problemResponse(e, ctx.var.requestId), origin, allowed, CORS);
-    }
+      return { response, readable: origin === result.claims.origin };
+    },
   },
-};
+});

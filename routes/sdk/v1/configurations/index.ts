@@ -1,13 +1,13 @@
 /** POST /sdk/v1/configurations — the hub signs a token holder's configuration (docs/embedding.md). */
-import { type CorsPolicy, preflightResponse, withCors } from "@/lib/http/cors.ts";
+import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBody } from "@/lib/http/json_body.ts";
-import { readRequestOrigin } from "@/lib/http/origin.ts";
-import { problemResponse, toAppError } from "@/lib/http/problem.ts";
 import { signConfigurationRequest } from "@/lib/hub/configuration_request.ts";
-import { type Handlers, hubDeps } from "@/lib/web/context.ts";
+import { corsEndpoint } from "@/lib/app/cors_endpoint.ts";
+import { type Handlers, hubDeps } from "@/lib/app/context.ts";
 
 export const config = { roles: ["hub" as const] };
 
+/** Any origin may preflight; an answer is readable by the verified token's origin only. */
 const CORS: CorsPolicy = {
   methods: ["POST"],
   allowHeaders: ["authorization", "content-type"],
@@ -15,20 +15,18 @@ const CORS: CorsPolicy = {
   maxAgeSeconds: 600,
 };
 
-export const handler: Handlers = {
-  OPTIONS(ctx) {
-    const origin = readRequestOrigin(ctx.req.raw.headers);
-    return preflightResponse(ctx.req.raw, origin, origin !== null && origin !== "null", CORS);
-  },
-  async POST(ctx) {
-    const { deps } = ctx.var;
-    const origin = readRequestOrigin(ctx.req.raw.headers);
-    const trace: { tokenOrigin?: string } = {};
-    try {
+export const handler: Handlers = corsEndpoint<{ tokenOrigin?: string }>({
+  name: "configuration signing",
+  policy: CORS,
+  allowPreflight: () => true,
+  problemReadable: (_ctx, origin, trace) => origin === trace.tokenOrigin,
+  handlers: {
+    async POST(ctx, { origin, trace }) {
+      const { kv, render } = ctx.get("deps");
       const hub = hubDeps(ctx);
-      const revocations = deps.render?.revocations;
+      const revocations = render?.revocations;
       const { configuration, claims } = await signConfigurationRequest({
-        kv: deps.kv,
+        kv,
         keyring: hub.keyring,
         isRevoked: revocations ? (c) => revocations.isRevoked(c) : undefined,
         clock: hub.clock,
@@ -37,15 +35,10 @@ export const handler: Handlers = {
         origin,
         body: await readJsonBody(ctx.req.raw),
       }, trace);
-      const res = Response.json({ configuration, payload: claims }, {
+      const response = Response.json({ configuration, payload: claims }, {
         headers: { "cache-control": "no-store" },
       });
-      return withCors(res, origin, true, CORS);
-    } catch (err) {
-      const e = toAppError(err);
-      ctx.set("problemCode", e.code);
-      const readable = origin !== null && origin === trace.tokenOrigin;
-      return withCors(problemResponse(e, ctx.var.requestId), origin, readable, CORS);
-    }
+      return { response, readable: true };
+    },
   },
-};
+});

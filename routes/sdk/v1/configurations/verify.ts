@@ -7,7 +7,7 @@ import { readJsonBody } from "@/lib/http/json_body.ts";
 import { AppError } from "@/lib/http/problem.ts";
 import { ConfigurationError, verifyConfiguration } from "@/lib/hub/configuration_signature.ts";
 import { toJwks } from "@/lib/token/jwks.ts";
-import { type Handlers, hubDeps } from "@/lib/web/context.ts";
+import { type Handlers, hubDeps } from "@/lib/app/context.ts";
 
 export const config = { roles: ["hub" as const] };
 

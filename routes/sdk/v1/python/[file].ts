@@ -1,6 +1,6 @@
 /** GET /sdk/v1/python/<file> — the Python fallback's worker script and design package. */
-import { pythonRuntimeAsset } from "@/lib/web/sdk_assets.ts";
-import type { Handlers, RouteConfig } from "@/lib/web/context.ts";
+import { pythonRuntimeAsset } from "@/lib/sdk/python_assets.ts";
+import type { Handlers, RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 

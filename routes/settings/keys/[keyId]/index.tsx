@@ -10,8 +10,8 @@ import {
   type SettingsFrame,
   settingsFrame,
   siteBaseUrl,
-} from "@/lib/auth/settings_session.ts";
-import { formError } from "@/lib/auth/sign_in_flow.ts";
+} from "@/lib/app/settings_session.ts";
+import { formError } from "@/lib/app/sign_in_flow.ts";
 import { explainOriginMatch, type OriginMatchExplanation } from "@/lib/http/origin_match.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import { browserFlowSnippet, serverFlowCurl } from "@/lib/hub/embed_snippets.ts";
@@ -29,7 +29,7 @@ import {
   page,
   type PageProps,
   type RouteContext,
-} from "@/lib/web/context.ts";
+} from "@/lib/app/context.ts";
 
 interface KeyData {
   frame: SettingsFrame;

@@ -6,10 +6,10 @@
  * that served the click refuses them at once.
  */
 import { ownKey } from "@/lib/auth/ownership.ts";
-import { currentAccount } from "@/lib/auth/settings_session.ts";
+import { currentAccount } from "@/lib/app/settings_session.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
-import { type Handlers, hubDeps } from "@/lib/web/context.ts";
+import { type Handlers, hubDeps } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   async POST(ctx) {

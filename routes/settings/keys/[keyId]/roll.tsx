@@ -7,11 +7,11 @@ import {
   type SettingsFrame,
   settingsFrame,
   siteBaseUrl,
-} from "@/lib/auth/settings_session.ts";
+} from "@/lib/app/settings_session.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import { graceUntil, rollSdkKeySecret } from "@/lib/hub/sdk_keys.ts";
 import { AppError } from "@/lib/http/problem.ts";
-import { type Handlers, hubDeps, page, type PageProps } from "@/lib/web/context.ts";
+import { type Handlers, hubDeps, page, type PageProps } from "@/lib/app/context.ts";
 
 interface RollData extends KeyShownOnceProps {
   frame: SettingsFrame;

@@ -11,7 +11,7 @@ import {
   settingsFrame,
   siteBaseUrl,
   siteKernelUrl,
-} from "@/lib/auth/settings_session.ts";
+} from "@/lib/app/settings_session.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import {
   customElementSnippet,
@@ -25,7 +25,7 @@ import { listSdkKeys, type SdkKeyView } from "@/lib/hub/sdk_keys.ts";
 import { AppError, toAppError } from "@/lib/http/problem.ts";
 import type { Project } from "@/lib/store/projects.ts";
 import { listProjectVersions, type ProjectVersionMeta } from "@/lib/store/project_versions.ts";
-import { type Handlers, page, type PageProps, type RouteContext } from "@/lib/web/context.ts";
+import { type Handlers, page, type PageProps, type RouteContext } from "@/lib/app/context.ts";
 
 interface PublishError {
   detail: string;

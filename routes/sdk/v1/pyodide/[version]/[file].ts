@@ -1,6 +1,6 @@
 /** GET /sdk/v1/pyodide/<version>/<file> — the Pyodide runtime of the Python fallback (immutable). */
-import { pyodideAsset } from "@/lib/web/sdk_assets.ts";
-import type { Handlers, RouteConfig } from "@/lib/web/context.ts";
+import { pyodideAsset } from "@/lib/sdk/python_assets.ts";
+import type { Handlers, RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["hub"] };
 

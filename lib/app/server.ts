@@ -1,0 +1,133 @@
+/**
+ * Process start-up shared by `main.ts` and the tests: open Deno KV, connect Redis (or announce the
+ * in-process fallback), load the signing keys, seed the demo, and serve the app.
+ */
+import type { Config } from "../config.ts";
+import { demoOrigins, type DemoSeed, seedDemo } from "../hub/demo_seed.ts";
+import { buildHubDeps } from "../hub/hub_deps.ts";
+import { backfillRevocations } from "../hub/revocation_backfill.ts";
+import { buildRenderServices } from "../render/render_services.ts";
+import { Logger } from "../ops/logger.ts";
+import { Metrics } from "../ops/metrics.ts";
+import { MemoryBudgetStore, RedisBudgetStore } from "../render/budget.ts";
+import { closeRedis, connectRedis } from "../redis/client.ts";
+import { openKv } from "../store/kv.ts";
+import { createApp } from "./app.ts";
+import { SignInThrottle } from "../auth/sign_in_throttle.ts";
+import { UsageRecorder } from "../hub/usage.ts";
+import type { AppDeps, Manifest } from "./context.ts";
+
+/** A running server and what tests need to reach into it. */
+export interface RunningServer {
+  url: string;
+  deps: AppDeps;
+  demo?: DemoSeed;
+  /** Stops serving and closes KV, Redis and timers. */
+  close(): Promise<void>;
+}
+
+/** Builds the process's dependencies from `config`. */
+export async function buildDeps(
+  config: Config,
+  options: { log?: Logger; clock?: () => number; kv?: Deno.Kv } = {},
+): Promise<AppDeps> {
+  const log = options.log ?? new Logger(config.logLevel);
+  const clock = options.clock ?? Date.now;
+  const kv = options.kv ?? await openKv(config.kvPath);
+  let redis;
+  if (config.redisUrl) {
+    redis = await connectRedis(config.redisUrl, log, { timeoutMs: config.redisTimeoutMs });
+  } else {
+    log.warn(
+      "REDIS_URL is unset: rate limits, budgets and the L2 cache use in-process state " +
+        "(correct for one instance only; set REDIS_URL before running more than one).",
+    );
+  }
+  // One budget store for the process: the hub opens a token's counter, the kernel spends it.
+  const budgets = redis
+    ? new RedisBudgetStore(redis, config.redisPrefix)
+    : new MemoryBudgetStore(clock);
+  // Once per store, before any replica loads: revocations made before the log existed.
+  await backfillRevocations(kv, { redis, prefix: config.redisPrefix, now: clock(), log });
+  const hub = config.role === "kernel"
+    ? undefined
+    : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });
+  const render = config.role === "hub" ? undefined : buildRenderServices({
+    config,
+    kv,
+    redis,
+    log,
+    clock,
+    budgets,
+    keyring: hub?.keyring,
+    keys: hub?.keys,
+  });
+  const usage = new UsageRecorder(kv, { clock, log });
+  if (hub) hub.usage = usage;
+  const signInThrottle = hub
+    ? new SignInThrottle({ redis, prefix: config.redisPrefix })
+    : undefined;
+  return {
+    config,
+    kv,
+    redis,
+    hub,
+    render,
+    metrics: new Metrics(),
+    log,
+    clock,
+    usage,
+    signInThrottle,
+  };
+}
+
+/**
+ * Starts serving `config` and returns once listening.
+ *
+ * @example
+ * ```ts
+ * import manifest from "./manifest.gen.ts";
+ * const server = await startServer(loadConfig(), manifest);
+ * console.log(server.url);
+ * ```
+ */
+export async function startServer(
+  config: Config,
+  manifest: Manifest,
+  options: { log?: Logger; clock?: () => number; kv?: Deno.Kv } = {},
+): Promise<RunningServer> {
+  const deps = await buildDeps(config, options);
+  const stopRefresh = deps.hub?.keyring.startAutoRefresh(30_000);
+  const app = createApp(deps, manifest);
+  const ac = new AbortController();
+  let resolveListening: (addr: Deno.NetAddr) => void;
+  const listening = new Promise<Deno.NetAddr>((r) => (resolveListening = r));
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    signal: ac.signal,
+    onListen: (addr) => resolveListening(addr as Deno.NetAddr),
+  }, app.fetch);
+  const addr = await listening;
+  const host = addr.hostname === "0.0.0.0" || addr.hostname === "::" ? "localhost" : addr.hostname;
+  const url = `http://${host}:${addr.port}`;
+  let demo: DemoSeed | undefined;
+  if (config.seedDemo && config.role !== "kernel") {
+    const origins = demoOrigins(config.publicUrl, addr.port);
+    demo = await seedDemo(deps.kv, origins);
+  }
+  return {
+    url,
+    deps,
+    demo,
+    async close() {
+      await stopRefresh?.();
+      await deps.usage?.flush();
+      await deps.render?.close();
+      ac.abort();
+      await server.finished;
+      if (deps.redis) await closeRedis(deps.redis);
+      if (!options.kv) deps.kv.close();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * The messages between the worker pool (main thread) and a render worker, in a module of their
+ * own: the pool needs their types, and reaching them through `kernel_worker.ts` would put the
+ * evaluator (and manifold-3d's JS glue) in the pool's module graph.
+ *
+ * Protocol: the worker posts `{ type: "ready" }` once manifold-3d is loaded; the pool posts
+ * `{ id, dag, limits }`; the worker answers `{ type: "result", id, scene }` or
+ * `{ type: "error", id, error, fatal }`.
+ */
+import type { Dag } from "../dag/dag_types.ts";
+import type { Scene } from "../dag/scene.ts";
+import type { WireError } from "./eval_errors.ts";
+import type { EvalLimits } from "./eval_limits.ts";
+
+/** A job the pool sends. */
+export interface WorkerJob {
+  id: number;
+  dag: Dag;
+  limits: EvalLimits;
+}
+
+/** What the worker posts back. */
+export type WorkerReply =
+  | { type: "ready" }
+  | { type: "result"; id: number; scene: Scene }
+  | { type: "error"; id: number; error: WireError; fatal: boolean };

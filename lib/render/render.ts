@@ -1,0 +1,305 @@
+/**
+ * The render pipeline (spec 4.2; the order is part of the contract and each step has its own
+ * problem code): token signature and claims → revocation → Origin equals the token's origin →
+ * the DAG is an instance of the token's project template → spend one unit of the token's budget
+ * → L1 → L2 → evaluate off the request thread → respond with meshes the client does not hold.
+ * The body size limit runs before all of this, in the route.
+ */
+import { parseJsonBytes } from "../http/json_body.ts";
+import { AppError } from "../http/problem.ts";
+import { validate } from "../http/validate.ts";
+import type { CacheLevel } from "../dag/render_response.ts";
+import type { RenderCache } from "./render_cache.ts";
+import type { BudgetStore } from "./budget.ts";
+import type { RevocationList } from "./revocation_replica.ts";
+import type { SessionClaims } from "../token/claims.ts";
+import { TokenError } from "../token/errors.ts";
+import type { CachingTokenVerifier } from "../token/verified_cache.ts";
+import { cacheKey, dagHash } from "../dag/canonical_dag.ts";
+import { CheckedBodies, type CheckedBody, type FreshlyCheckedBody } from "./checked_bodies.ts";
+import { KERNEL_VERSION } from "../kernel/kernel_version.ts";
+import type { ProjectTemplates } from "./project_templates.ts";
+import { RenderBody } from "./render_request.ts";
+import type { Scene } from "../dag/scene.ts";
+import { checkInstance } from "../kernel/template_instance.ts";
+import type { Dag } from "../dag/dag_types.ts";
+import type { DagLimits } from "../dag/dag_limits.ts";
+import { assertPythonDag, PYTHON_MODE_LIMITS } from "../kernel/python_mode.ts";
+
+/** The kernels this service runs. */
+export const KERNELS = ["manifold"] as const;
+
+/** What the pipeline needs from the process. */
+export interface RenderDeps {
+  verifier: Pick<CachingTokenVerifier, "verify">;
+  revocations: Pick<RevocationList, "isRevoked">;
+  budgets: BudgetStore;
+  templates: Pick<ProjectTemplates, "get">;
+  cache: Pick<RenderCache, "getOrCompute"> & Partial<Pick<RenderCache, "prefetch">>;
+  /**
+   * Evaluates off the request thread; `limits` tightens the defaults (python-mode DAGs); `tenant`
+   * is whose render it is, for fair admission to the evaluation pool.
+   */
+  evaluate: (dag: Dag, limits?: Partial<DagLimits>, tenant?: RenderTenant) => Promise<Scene>;
+  /** Per-key daily and monthly render quotas (optional: absent, nothing is counted). */
+  quotas?: {
+    /** Counts one render against the key's quotas; throws `quota_exceeded` when one is spent. */
+    spend(keyId: string): Promise<void>;
+    /** Gives back one render counted by `spend`. */
+    refund(keyId: string): Promise<void>;
+  };
+  /** Bodies that passed the body checks before (optional: without it every body is checked). */
+  checkedBodies?: CheckedBodies;
+}
+
+/** Whose render an evaluation is: the token and its partner (fair admission). */
+export interface RenderTenant {
+  token: string;
+  partner: string;
+}
+
+/** Problem codes of a render that was not served through no fault of the request: no charge. */
+const NOT_CHARGED: ReadonlySet<string> = new Set([
+  "kernel_busy",
+  "render_timeout",
+  "internal_error",
+]);
+
+/** The transport-independent parts of a render request. */
+export interface RenderInput {
+  kernel: string;
+  authorization: string | null;
+  /** The `Origin` header exactly as sent, or null. */
+  origin: string | null;
+  /** The body bytes, already within the size limit. */
+  body: Uint8Array;
+}
+
+/** What the pipeline learned, filled as it goes (the route uses it for CORS even on failure). */
+export interface RenderTrace {
+  /** The verified token's origin, once the signature has verified. */
+  tokenOrigin?: string;
+  claims?: SessionClaims;
+}
+
+/** What the route sends: the response body (docs/api.md) and where the scene came from. */
+export interface RenderOutcome {
+  cache: CacheLevel;
+  /** The JSON response body, exactly `JSON.stringify` of a `RenderResponse`. */
+  body: string;
+}
+
+/**
+ * Runs the pipeline for one request.
+ *
+ * Redis is asked once per request, in one batch: the revocation check is in memory (a replica of
+ * the revocation log in KV, lib/render/revocation_replica.ts) and comes first, the body checks
+ * follow (a body whose exact text passed them before is answered by the memo), and then the budget
+ * spend and (if L1 misses) the L2 read leave together. A render that is refused after its spend
+ * (quota, capacity) or stopped (deadline, crashed worker) gets its unit back.
+ *
+ * @example
+ * ```ts
+ * const trace: RenderTrace = {};
+ * const out = await renderRequest(deps, { kernel: "manifold", authorization, origin, body }, trace);
+ * ```
+ */
+export async function renderRequest(
+  deps: RenderDeps,
+  input: RenderInput,
+  trace: RenderTrace,
+): Promise<RenderOutcome> {
+  if (!(KERNELS as readonly string[]).includes(input.kernel)) {
+    throw new AppError(
+      "unknown_kernel",
+      `There is no kernel "${input.kernel}"; use one of: ${KERNELS.join(", ")}.`,
+    );
+  }
+  const claims = await verify(deps, input.authorization, trace);
+  trace.claims = claims;
+  // A stale replica throws service_unavailable: revocations fail closed.
+  if (await deps.revocations.isRevoked(claims)) {
+    throw new AppError("token_revoked", "This token, or the key that minted it, was revoked.");
+  }
+  if (input.origin !== claims.origin) {
+    throw new AppError(
+      "origin_mismatch",
+      input.origin === null
+        ? `The request has no Origin header; this token is bound to "${claims.origin}".`
+        : `The Origin "${input.origin}" does not match this token's origin "${claims.origin}".`,
+    );
+  }
+  const text = decodeUtf8(input.body);
+  const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
+  const { checked, dag } = await checkBody(deps, claims, input.body, memoKey);
+  // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
+  const early = deps.cache.prefetch?.(checked.cacheKey);
+  const spend = await deps.budgets.spend(claims.jti, claims.budget, claims.exp);
+  if (!spend.allowed) {
+    throw new AppError(
+      "budget_exhausted",
+      `This token's ${claims.budget} renders are spent; mint a new token to continue.`,
+      { extensions: { budget: claims.budget, remaining: 0 } },
+    );
+  }
+  if (deps.quotas) {
+    try {
+      await deps.quotas.spend(claims.client_id);
+    } catch (err) {
+      await refund(deps, claims, false);
+      throw err;
+    }
+  }
+  let rendered: Awaited<ReturnType<RenderDeps["cache"]["getOrCompute"]>>;
+  try {
+    rendered = await deps.cache.getOrCompute(
+      checked.cacheKey,
+      () => {
+        // A remembered body was checked before: its text parses to the same valid DAG.
+        const toEvaluate = dag ??
+          ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag })
+            .dag;
+        const tenant = { token: claims.jti, partner: claims.partner };
+        return deps.evaluate(toEvaluate, checked.python ? PYTHON_MODE_LIMITS : undefined, tenant);
+      },
+      early,
+    );
+  } catch (err) {
+    // Refused for capacity, stopped at the deadline or lost with a crashed worker: the render
+    // was not served, so the units go back (both stores refund exactly, see budget.ts).
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code === "string" && NOT_CHARGED.has(code)) await refund(deps, claims, true);
+    throw err;
+  }
+  const { scene, cache } = rendered;
+  const response = scene.response({
+    kernel: input.kernel,
+    kernelVersion: KERNEL_VERSION,
+    project: claims.project,
+    version: checked.version,
+    dagHash: checked.dagHash,
+    cache,
+    remaining: spend.remaining,
+  }, checked.have);
+  return { cache, body: response };
+}
+
+/**
+ * Gives back the budget unit (and the quota unit when `quota`) of a render that was not served. A
+ * failed refund is not reported to the client: its render failed for another reason, and the
+ * unit simply stays spent (never more than the budget).
+ */
+async function refund(deps: RenderDeps, claims: SessionClaims, quota: boolean): Promise<void> {
+  await Promise.allSettled([
+    deps.budgets.refund(claims.jti, claims.budget),
+    quota ? deps.quotas?.refund(claims.client_id) : undefined,
+  ]);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The body as text, or undefined when it is not UTF-8 (the checks then refuse it). */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The memo's entry for this exact body text if it is still valid for the project version it
+ * names; undefined on any doubt (the full checks then run, in order, and report errors).
+ */
+async function rememberedBody(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  memoKey: string,
+): Promise<CheckedBody | undefined> {
+  const known = deps.checkedBodies?.get(memoKey);
+  if (!known) return undefined;
+  try {
+    const project = await deps.templates.get(claims.project, known.requestedVersion);
+    if (project.version === known.version && project.templateHash === known.templateHash) {
+      return known;
+    }
+  } catch {
+    // The full path asks again and reports the error in its place in the order.
+  }
+  return undefined;
+}
+
+/**
+ * Steps 5–6 (body shape, template instance, values) for this token's project, answered from the
+ * memo when the same text passed them before against the same project version.
+ */
+async function checkBody(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  bytes: Uint8Array,
+  memoKey: string | undefined,
+): Promise<{ checked: CheckedBody; dag?: Dag }> {
+  const memo = deps.checkedBodies;
+  if (!memo || memoKey === undefined) return await checkBodyNow(deps, claims, bytes);
+  const known = await rememberedBody(deps, claims, memoKey);
+  if (known) return { checked: known };
+  return await memo.check(memoKey, () => checkBodyNow(deps, claims, bytes));
+}
+
+/** Parses and checks a body against the token's project template (no memo). */
+async function checkBodyNow(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  bytes: Uint8Array,
+): Promise<FreshlyCheckedBody> {
+  const body = validate(RenderBody, parseJsonBytes(bytes));
+  const project = await deps.templates.get(claims.project, body.version);
+  // A template project renders only instances of its template; a python-mode project renders
+  // any concrete DAG its Python produced, under stricter limits (lib/kernel/python_mode.ts).
+  const python = project.mode === "python" || project.template === null;
+  const { dag, dagHash: hash } = python
+    ? await hashed(assertPythonDag(body.dag))
+    : await checkInstance(body.dag, project.template!, project.templateHash, project.schema);
+  const checked = {
+    requestedVersion: body.version,
+    version: project.version,
+    templateHash: project.templateHash,
+    dagHash: hash,
+    cacheKey: await cacheKey(KERNEL_VERSION, hash),
+    have: body.have ?? [],
+    python,
+  };
+  return { checked, dag };
+}
+
+/** A python-mode DAG with its hash (an instance's comes from `checkInstance`). */
+async function hashed(dag: Dag): Promise<{ dag: Dag; dagHash: string }> {
+  return { dag, dagHash: await dagHash(dag) };
+}
+
+async function verify(
+  deps: RenderDeps,
+  authorization: string | null,
+  trace: RenderTrace,
+): Promise<SessionClaims> {
+  const match = authorization === null ? null : /^Bearer +(\S+)$/i.exec(authorization.trim());
+  if (!match) {
+    throw new AppError(
+      "invalid_token",
+      "Send the session token as `Authorization: Bearer sv1.…`.",
+      {
+        extensions: { reason: "missing" },
+      },
+    );
+  }
+  try {
+    const claims = await deps.verifier.verify(match[1]);
+    trace.tokenOrigin = claims.origin;
+    return claims;
+  } catch (err) {
+    if (err instanceof TokenError && typeof err.verifiedPayload?.origin === "string") {
+      trace.tokenOrigin = err.verifiedPayload.origin;
+    }
+    throw err;
+  }
+}

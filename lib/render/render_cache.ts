@@ -1,0 +1,182 @@
+/**
+ * The two-level render cache (spec 1, 4.2 step 5): L1 an in-process LRU bounded in bytes, L2
+ * Redis with a TTL, both keyed by `sha256(kernelVersion + "\n" + dagHash)`. Concurrent identical
+ * misses evaluate once. Redis trouble never fails a render: L2 is skipped (and logged once per
+ * outage) and the scene is computed. A read from a stalled Redis gives up at `REDIS_TIMEOUT_MS`
+ * (lib/redis/deadline.ts), and at once after the first miss, so a miss costs at most that.
+ */
+import { LRUCache } from "lru-cache";
+import type { CacheLevel } from "../dag/render_response.ts";
+import { PreparedScene } from "./render_response_bytes.ts";
+import type { Scene } from "../dag/scene.ts";
+import type { Logger } from "../ops/logger.ts";
+import type { RedisClient } from "../redis/client.ts";
+import { SingleFlight } from "../cache/single_flight.ts";
+
+/** How often each level answered and how many evaluations ran. */
+export interface RenderCacheCounts {
+  l1: number;
+  l2: number;
+  /** Calls of `compute` (a shared single-flight miss counts once). */
+  evaluations: number;
+}
+
+/** An L2 read started early (see `RenderCache.prefetch`). */
+export interface L2Prefetch {
+  key: string;
+  scene: Promise<PreparedScene | undefined>;
+}
+
+/** Sizes and lifetimes of the cache levels. */
+export interface RenderCacheOptions {
+  redis?: RedisClient;
+  prefix: string;
+  log: Logger;
+  /** L1 bound in bytes (the serialized scenes plus a small overhead each). Default 16 MiB. */
+  l1MaxBytes?: number;
+  /** L2 time to live in seconds. Default 7 days. */
+  l2TtlSeconds?: number;
+  /** Largest scene stored in L2, in characters of JSON. Default 32 MiB. */
+  l2MaxBytes?: number;
+}
+
+/** The L1/L2 cache with single-flight evaluation. */
+export class RenderCache {
+  readonly #l1: LRUCache<string, PreparedScene>;
+  readonly #redis?: RedisClient;
+  readonly #prefix: string;
+  readonly #log: Logger;
+  readonly #ttl: number;
+  readonly #l2Max: number;
+  readonly #flight = new SingleFlight<{ scene: PreparedScene; cache: CacheLevel }>();
+  readonly #counts: RenderCacheCounts = { l1: 0, l2: 0, evaluations: 0 };
+  #l2Down = false;
+
+  /** Creates the cache; without `redis` only L1 exists. */
+  constructor(options: RenderCacheOptions) {
+    this.#l1 = new LRUCache<string, PreparedScene>({
+      maxSize: options.l1MaxBytes ?? 16 * 1024 * 1024,
+      sizeCalculation: (prepared) => prepared.size,
+    });
+    this.#redis = options.redis;
+    this.#prefix = options.prefix;
+    this.#log = options.log;
+    this.#ttl = options.l2TtlSeconds ?? 7 * 24 * 3600;
+    this.#l2Max = options.l2MaxBytes ?? 32 * 1024 * 1024;
+  }
+
+  /**
+   * The scene for `key` from L1, else L2, else `compute()` (once for all concurrent callers);
+   * a computed or L2 scene is serialized once and stored in the levels above it. Every caller
+   * of one single-flight miss gets the same `PreparedScene`.
+   *
+   * @example
+   * ```ts
+   * const { scene, cache } = await renderCache.getOrCompute(key, () => pool.evaluate(dag));
+   * ```
+   */
+  async getOrCompute(
+    key: string,
+    compute: () => Promise<Scene>,
+    prefetched?: L2Prefetch,
+  ): Promise<{ scene: PreparedScene; cache: CacheLevel }> {
+    const hit = this.#l1.get(key);
+    if (hit) {
+      this.#counts.l1++;
+      return { scene: hit, cache: "l1" };
+    }
+    return await this.#flight.run(key, async () => {
+      const fromL2 = await (prefetched?.key === key ? prefetched.scene : this.#l2Get(key));
+      if (fromL2) {
+        this.#counts.l2++;
+        this.#l1.set(key, fromL2);
+        return { scene: fromL2, cache: "l2" as const };
+      }
+      this.#counts.evaluations++;
+      const prepared = PreparedScene.fromScene(await compute());
+      this.#l1.set(key, prepared);
+      // Not awaited: the response need not wait for Redis (a failure is logged by #l2Set, and
+      // this client sends a later GET of the key after the SET, so it reads its own write).
+      void this.#l2Set(key, prepared.text);
+      return { scene: prepared, cache: "miss" as const };
+    }).promise;
+  }
+
+  /**
+   * Starts the L2 read of `key` now unless L1 holds it, so that it shares a round trip with other
+   * Redis work of the request (node-redis pipelines commands sent in the same tick); hand the
+   * result to `getOrCompute`. Reading has no side effect, so a request that is refused afterwards
+   * just drops it.
+   *
+   * @example
+   * ```ts
+   * const early = cache.prefetch(key);
+   * const spend = await budgets.spend(jti, budget, exp); // same round trip as the L2 GET
+   * const { scene } = await cache.getOrCompute(key, evaluate, early);
+   * ```
+   */
+  prefetch(key: string): L2Prefetch | undefined {
+    // Nothing to read when L1 holds it, or when a caller is already reading or computing it.
+    if (!this.#redis || this.#l1.has(key) || this.#flight.has(key)) return undefined;
+    return { key, scene: this.#l2Get(key) };
+  }
+
+  /** Number of scenes and bytes held in L1 (for metrics and tests). */
+  l1Stats(): { entries: number; bytes: number } {
+    return { entries: this.#l1.size, bytes: this.#l1.calculatedSize };
+  }
+
+  /** Hits per level and evaluations started since the cache was built (single-flight shares one). */
+  counts(): RenderCacheCounts {
+    return { ...this.#counts };
+  }
+
+  /** Drops everything from L1 (tests, memory pressure). */
+  clearL1(): void {
+    this.#l1.clear();
+  }
+
+  async #l2Get(key: string): Promise<PreparedScene | undefined> {
+    if (!this.#redis) return undefined;
+    try {
+      const text = await this.#redis.get(this.#l2Key(key));
+      this.#l2Up();
+      return text ? PreparedScene.fromText(text) : undefined;
+    } catch (err) {
+      this.#l2Failed(err);
+      return undefined;
+    }
+  }
+
+  async #l2Set(key: string, text: string): Promise<void> {
+    if (!this.#redis) return;
+    if (text.length > this.#l2Max) return;
+    try {
+      await this.#redis.set(this.#l2Key(key), text, {
+        expiration: { type: "EX", value: this.#ttl },
+      });
+      this.#l2Up();
+    } catch (err) {
+      this.#l2Failed(err);
+    }
+  }
+
+  /** `v2`: the value is `PreparedScene.text` (v1, now unread, held the scene's own JSON). */
+  #l2Key(key: string): string {
+    return `${this.#prefix}render:v2:${key}`;
+  }
+
+  #l2Up(): void {
+    if (this.#l2Down) this.#log.info("render cache L2 (Redis) is back");
+    this.#l2Down = false;
+  }
+
+  #l2Failed(err: unknown): void {
+    if (!this.#l2Down) {
+      this.#log.warn("render cache L2 (Redis) unavailable; serving from L1 and evaluation", {
+        error: err,
+      });
+    }
+    this.#l2Down = true;
+  }
+}

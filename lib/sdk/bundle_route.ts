@@ -1,0 +1,50 @@
+/**
+ * The SDK's stable module URLs (`/sdk/v1/embed.js`, `/sdk/v1/preact.js`): each answers a tiny
+ * module that re-exports the content-hashed build by absolute URL. The stable file revalidates
+ * (short max-age); the bundle it points at is immutable. Readable from any origin: these are
+ * public scripts, loaded cross-origin as module scripts (which need CORS).
+ *
+ * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in), so
+ * they share the islands' chunks of preact and three.js.
+ */
+import type { Context } from "hono";
+import { fileURLToPath } from "node:url";
+import { islandBuildOf } from "../web/islands_build.ts";
+
+/** The SDK's bundles, built with the islands: entry name → module file. */
+export const SDK_BUNDLES: Readonly<Record<"embed" | "sdk", string>> = {
+  /** The `<cad-configurator>` custom element. */
+  embed: fileURLToPath(new URL("./embed_element.ts", import.meta.url)),
+  /** The Preact components and hooks for partners' apps. */
+  sdk: fileURLToPath(new URL("./preact_entry.ts", import.meta.url)),
+};
+
+/** CORS headers for the SDK's public modules (no credentials, any origin). */
+export const PUBLIC_MODULE_CORS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "cross-origin-resource-policy": "cross-origin",
+};
+
+/** The stable module for `which` (or the answer to a preflight). */
+export async function sdkModuleResponse(
+  ctx: Context,
+  which: "embed" | "sdk" | "preflight",
+): Promise<Response> {
+  if (which === "preflight") {
+    return new Response(null, {
+      status: 204,
+      headers: { ...PUBLIC_MODULE_CORS, "access-control-allow-methods": "GET" },
+    });
+  }
+  const build = await islandBuildOf(ctx);
+  const url = new URL(build.entries[which], new URL(ctx.req.url).origin).href;
+  // `export *` also evaluates the bundle, which defines <cad-configurator> for embed.js.
+  const body = `export * from ${JSON.stringify(url)};\n`;
+  return new Response(body, {
+    headers: {
+      ...PUBLIC_MODULE_CORS,
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    },
+  });
+}

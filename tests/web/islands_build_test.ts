@@ -1,0 +1,139 @@
+/**
+ * The island build is driven by the route manifest and the app: its islands are the manifest's,
+ * its extra entries the app's (the SDK's bundles), and its inputs the entries' module graph, so
+ * an edit to a server-only module (the evaluator, a route) does not rebuild the bundles.
+ */
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { h } from "preact";
+import { appIslandBuild } from "@/lib/app/app.ts";
+import { SDK_BUNDLES } from "@/lib/sdk/bundle_route.ts";
+import { createWebApp } from "@/lib/web/app.ts";
+import type { Manifest } from "@/lib/web/context.ts";
+import {
+  buildInputs,
+  buildIslands,
+  islandBuildOf,
+  manifestIslandBuild,
+  manifestIslands,
+} from "@/lib/web/islands_build.ts";
+import { islandPage } from "@/lib/web/islands_page.ts";
+import manifest from "@/manifest.gen.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const staticDir = new URL("../../static", import.meta.url).pathname;
+
+Deno.test("islands build - the islands are the manifest's island modules with a component", () => {
+  const Island = () => null;
+  const { root: from, islands } = manifestIslands({
+    baseUrl: "file:///srv/app/manifest.gen.ts",
+    islands: {
+      "./islands/Viewer.tsx": { default: Island },
+      "./islands/Alpha.tsx": { default: Island },
+      "./islands/helpers.ts": { format: () => "" },
+    },
+  });
+  assert.equal(from, "/srv/app/");
+  assert.deepEqual(islands, ["islands/Alpha.tsx", "islands/Viewer.tsx"]);
+  assert.deepEqual(
+    manifestIslands(manifest).islands,
+    Object.keys(manifest.islands).map((p) => p.slice(2)).sort(),
+  );
+});
+
+Deno.test("islands build - the inputs are the browser module graph, not the server's modules", async () => {
+  const inputs = await buildInputs({ ...manifestIslands(manifest), entries: SDK_BUNDLES });
+  for (
+    const file of [
+      "deno.json",
+      "deno.lock",
+      "islands/Configurator.tsx",
+      "lib/client/mod.ts",
+      "lib/dag/dag_types.ts",
+      "lib/sdk/embed_element.ts",
+      "lib/sdk/preact_entry.ts",
+      "lib/web/islands_build.ts",
+      "lib/web/islands_client.ts",
+    ]
+  ) {
+    assert.ok(inputs.includes(file), `${file} feeds the bundles`);
+  }
+  const server = inputs.filter((f) => !/^(islands|lib\/(client|dag|sdk|web))\/|^deno\./.test(f));
+  assert.deepEqual(server, [], "no server-only module is an input (lib/kernel, routes, …)");
+  assert.ok(!inputs.includes("lib/sdk/bundle_route.ts"), "only what the browser loads");
+});
+
+Deno.test("islands build - extra entries need a free lowercase name", async () => {
+  for (const name of ["boot", "island_Viewer", "Embed", "1st", "a-b", ""]) {
+    await assert.rejects(
+      buildIslands({ root, islands: [], entries: { [name]: "lib/dag/dag_limits.ts" } }),
+      TypeError,
+      name,
+    );
+  }
+});
+
+Deno.test("islands build - an extra entry is bundled with the islands under a content-hashed name", async () => {
+  const outDir = await Deno.makeTempDir({ prefix: "islands-build-" });
+  try {
+    const options = {
+      root,
+      islands: ["islands/ParameterForm.tsx"],
+      entries: { limits: "lib/dag/dag_limits.ts" },
+      outDir,
+      urlPrefix: "/b",
+    };
+    const build = await buildIslands(options);
+    assert.deepEqual(Object.keys(build.modules), ["ParameterForm"]);
+    assert.deepEqual(Object.keys(build.entries), ["limits"]);
+    for (const url of [build.boot, build.modules.ParameterForm, build.entries.limits]) {
+      assert.match(url, /^\/b\/[a-z_A-Z]+-[0-9a-f]{12}\.js$/);
+      assert.ok((await Deno.stat(`${outDir}/${url.slice(3)}`)).size > 0);
+    }
+    const { inputHash } = await buildIslands({ ...options, entries: {} });
+    assert.notEqual(inputHash, build.inputHash, "the entries are part of the inputs");
+    const again = await buildIslands(options);
+    assert.deepEqual({ ...again, ms: 0 }, { ...build, ms: 0 });
+    assert.equal(again.ms, 0);
+  } finally {
+    await Deno.remove(outDir, { recursive: true });
+  }
+});
+
+Deno.test("islands build - a request sees its app's shared build, and a page its caller's stylesheet", async () => {
+  const app = createWebApp(
+    {
+      baseUrl: manifest.baseUrl,
+      islands: manifest.islands,
+      routes: {
+        "./routes/build.ts": {
+          handler: { GET: async (c) => Response.json(await islandBuildOf(c)) },
+        },
+        "./routes/page.ts": {
+          handler: {
+            GET: (c) =>
+              islandPage(c, {
+                title: "t",
+                css: ".page{}",
+                frameAncestors: [],
+                body: () => h("main", null),
+              }),
+          },
+        },
+      },
+    } satisfies Manifest,
+    { role: "all", staticDir, islandEntries: SDK_BUNDLES },
+  );
+  const build = await (await app.request("/build")).json();
+  const expected = await appIslandBuild(manifest);
+  assert.deepEqual({ ...build, ms: 0 }, { ...expected, ms: 0 });
+  assert.equal(await manifestIslandBuild(manifest, SDK_BUNDLES), await appIslandBuild(manifest));
+  const html = await (await app.request("/page")).text();
+  assert.match(html, /<style nonce="[0-9a-f]{32}">\.page\{\}<\/style>/);
+  assert.ok(!html.includes("cad-"), "the framework adds no product CSS");
+  const bare = new Hono().get(
+    "/",
+    (c) => islandBuildOf(c).then(() => c.text(""), (e) => c.text(e)),
+  );
+  assert.match(await (await bare.request("/")).text(), /no island build on this request/);
+});
