@@ -70,6 +70,23 @@ const SCENE = {
     },
     triangles: { type: "integer", minimum: 0 },
     volume: { type: "number" },
+    effective: {
+      type: "object",
+      description: "Parameters the DAG limited in this render, by name (absent when none was): " +
+        "the value the design used, the value requested, the bound's direction and the " +
+        "parameters it is computed from (docs/api.md, render).",
+      additionalProperties: {
+        type: "object",
+        required: ["value", "requested", "bound", "by"],
+        additionalProperties: false,
+        properties: {
+          value: { type: "number" },
+          requested: { type: "number" },
+          bound: { enum: ["min", "max"] },
+          by: { type: "array", items: { type: "string" } },
+        },
+      },
+    },
   },
 };
 

@@ -9,7 +9,7 @@
  */
 
 import type { RenderResponse } from "../dag/render_response.ts";
-import type { BoundingBox } from "../dag/scene.ts";
+import type { BoundingBox, EffectiveValue } from "../dag/scene.ts";
 import type { GeometryCache } from "./geometry_cache.ts";
 import { type DecodedMesh, decodeMesh } from "./mesh_decode.ts";
 import { isRecord } from "./problem.ts";
@@ -43,6 +43,11 @@ export interface RenderResult {
   bbox: BoundingBox;
   triangles: number;
   volume: number;
+  /**
+   * Parameters the DAG limited in this render, by name: the value the model uses and why
+   * (docs/api.md, render; empty when nothing was limited or the server predates it).
+   */
+  effective: Record<string, EffectiveValue>;
   /** Mesh hashes whose data came with this response. */
   downloaded: string[];
   /** Mesh hashes the server left out because the client held them. */
@@ -114,6 +119,7 @@ export function assembleResult(
       bbox: body.scene.bbox,
       triangles: body.scene.triangles,
       volume: body.scene.volume,
+      effective: isRecord(body.scene.effective) ? body.scene.effective : {},
       downloaded,
       reused,
     },

@@ -36,6 +36,21 @@ export interface BoundingBox {
   max: [number, number, number];
 }
 
+/**
+ * A parameter the DAG limited in this evaluation (lib/kernel/effective_values.ts): the design used
+ * `value` where the request gave `requested`.
+ */
+export interface EffectiveValue {
+  /** The value the design used (the bound, in the parameter's own units). */
+  value: number;
+  /** The value the request gave. */
+  requested: number;
+  /** `max`: held down to `value`; `min`: held up to it. */
+  bound: "min" | "max";
+  /** The parameters the bound is computed from (empty: a constant bound). */
+  by: string[];
+}
+
 /** The whole evaluated assembly. */
 export interface Scene {
   parts: ScenePart[];
@@ -46,4 +61,6 @@ export interface Scene {
   triangles: number;
   /** Total volume of all parts (instances counted), in cubic model units. */
   volume: number;
+  /** Parameters the DAG limited, by name; absent when none was (docs/api.md, render). */
+  effective?: Record<string, EffectiveValue>;
 }

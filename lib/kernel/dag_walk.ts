@@ -70,6 +70,10 @@ export class DagWalk {
   readonly #entries = new Map<string, Entry>();
   /** Temporaries of the node being computed, deleted when it is done. */
   #scratch: Deletable[] = [];
+  /** Every numeric value computed, by node id (kept after the node is freed: a few numbers). */
+  readonly numbers: Map<string, number> = new Map();
+  /** The ids of every node computed (a branch `select` did not take is not among them). */
+  readonly computed: Set<string> = new Set();
 
   /** A walk over `dag` on this runtime, under these limits, stopped by `signal`. */
   constructor(dag: Dag, rt: ManifoldRuntime, limits: EvalLimits, signal?: AbortSignal) {
@@ -249,6 +253,8 @@ export class DagWalk {
       if (k >= 0) released.splice(k, 1);
     }
     for (const id of released) this.#release(id);
+    this.computed.add(entry.id);
+    if (typeof value === "number") this.numbers.set(entry.id, value);
     return value;
   }
 

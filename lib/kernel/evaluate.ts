@@ -20,6 +20,7 @@ import type { Manifold } from "manifold-3d";
 import type { Dag } from "../dag/dag_types.ts";
 import type { EncodedMesh, Scene, ScenePart } from "../dag/scene.ts";
 import { DagWalk } from "./dag_walk.ts";
+import { effectiveValues } from "./effective_values.ts";
 import { EvalError } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { getManifoldRuntime, type ManifoldRuntime } from "./manifold_runtime.ts";
@@ -85,7 +86,10 @@ export async function evaluateDagExact(
   } finally {
     evaluation.dispose();
   }
-  return await buildScene(extracted);
+  const built = await buildScene(extracted);
+  const effective = effectiveValues(dag, evaluation.numbers, evaluation.computed);
+  if (Object.keys(effective).length > 0) built.scene.effective = effective;
+  return built;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,8 +20,9 @@ export const DAG_FORMAT = 1;
 /**
  * The revision of this kernel's evaluation rules; bump when the output for a DAG changes.
  * 2: meshes travel quantized (Uint16 positions, zigzag-delta varint indices).
+ * 3: scenes report the parameters the DAG limited (`scene.effective`).
  */
-export const EVAL_REVISION = 2;
+export const EVAL_REVISION = 3;
 
 /**
  * The version string used in cache keys and the render response's `kernelVersion`.

@@ -75,6 +75,18 @@ const DIVIDING: InlineProject = {
   schema: schemaWith({ gap: { kind: "Int", type: "integer", default: 1, minimum: 0, maximum: 9 } }),
 };
 
+/** A template that holds its parameter under 5 (the response reports `scene.effective`). */
+const LIMITING: InlineProject = {
+  template: assemblyOf({
+    width: { op: "ParameterInput", parameter: "width", fallback: 4 },
+    held: { op: "min", args: [{ ref: "width" }, 5] },
+    slab: { op: "box", size: [{ ref: "held" }, 5, 1] },
+  }, "slab"),
+  schema: schemaWith({
+    width: { kind: "Int", type: "integer", default: 4, minimum: 1, maximum: 9 },
+  }),
+};
+
 const SHELF = new URL("shelf/", PROJECTS);
 
 Deno.test("openapi - real answers of every documented operation, status and code match /openapi.json", async (t) => {
@@ -114,6 +126,7 @@ Deno.test("openapi - real answers of every documented operation, status and code
     const plate = await setupRender(kv, base, { budget: 100 });
     const once = await setupRender(kv, base, { budget: 1 });
     const dividing = await setupRender(kv, base, { budget: 10 }, DIVIDING);
+    const limiting = await setupRender(kv, base, { budget: 10 }, LIMITING);
     const noQuota = await setupRender(kv, base, { budget: 10 });
     await setRenderQuota(kv, noQuota.keyId, { day: 0 });
     // Written behind the key cache's back (the mint above cached the record): forget it, as the
@@ -300,6 +313,11 @@ Deno.test("openapi - real answers of every documented operation, status and code
             json: { dag: plateDag },
           }),
       ],
+      ["render: a parameter the template limits (scene.effective)", 200, () =>
+        req("POST", RENDER, {
+          headers: bearer(limiting.token, limiting.origin),
+          json: { dag: finish(LIMITING, { width: 9 }) },
+        })],
       ["render: a python-mode project", 200, () =>
         req("POST", RENDER, {
           headers: bearer(pythonToken, python.origin),
