@@ -24,20 +24,21 @@ import * as $19 from "./routes/sdk/v1/embed.js.ts";
 import * as $20 from "./routes/sdk/v1/preact.js.ts";
 import * as $21 from "./routes/sdk/v1/pyodide/[version]/[file].ts";
 import * as $22 from "./routes/sdk/v1/python/[file].ts";
-import * as $23 from "./routes/settings/_middleware.ts";
-import * as $24 from "./routes/settings/audit.tsx";
-import * as $25 from "./routes/settings/index.ts";
-import * as $26 from "./routes/settings/keys/[keyId]/index.tsx";
-import * as $27 from "./routes/settings/keys/[keyId]/revoke.ts";
-import * as $28 from "./routes/settings/keys/[keyId]/roll.tsx";
-import * as $29 from "./routes/settings/keys/index.tsx";
-import * as $30 from "./routes/settings/keys/new.tsx";
-import * as $31 from "./routes/settings/members.tsx";
-import * as $32 from "./routes/settings/projects/[slug]/index.tsx";
-import * as $33 from "./routes/settings/projects/index.tsx";
-import * as $34 from "./routes/settings/usage/[keyId].tsx";
-import * as $35 from "./routes/settings/usage/index.tsx";
-import * as $36 from "./routes/v1/kernels/[kernel]/render.ts";
+import * as $23 from "./routes/sdk/v1/types/[...path].ts";
+import * as $24 from "./routes/settings/_middleware.ts";
+import * as $25 from "./routes/settings/audit.tsx";
+import * as $26 from "./routes/settings/index.ts";
+import * as $27 from "./routes/settings/keys/[keyId]/index.tsx";
+import * as $28 from "./routes/settings/keys/[keyId]/revoke.ts";
+import * as $29 from "./routes/settings/keys/[keyId]/roll.tsx";
+import * as $30 from "./routes/settings/keys/index.tsx";
+import * as $31 from "./routes/settings/keys/new.tsx";
+import * as $32 from "./routes/settings/members.tsx";
+import * as $33 from "./routes/settings/projects/[slug]/index.tsx";
+import * as $34 from "./routes/settings/projects/index.tsx";
+import * as $35 from "./routes/settings/usage/[keyId].tsx";
+import * as $36 from "./routes/settings/usage/index.tsx";
+import * as $37 from "./routes/v1/kernels/[kernel]/render.ts";
 import * as $$0 from "./islands/Configurator.tsx";
 import * as $$1 from "./islands/ConfiguratorProvider.tsx";
 import * as $$2 from "./islands/ParameterForm.tsx";
@@ -70,20 +71,21 @@ const manifest: Manifest = {
     "./routes/sdk/v1/preact.js.ts": $20,
     "./routes/sdk/v1/pyodide/[version]/[file].ts": $21,
     "./routes/sdk/v1/python/[file].ts": $22,
-    "./routes/settings/_middleware.ts": $23,
-    "./routes/settings/audit.tsx": $24,
-    "./routes/settings/index.ts": $25,
-    "./routes/settings/keys/[keyId]/index.tsx": $26,
-    "./routes/settings/keys/[keyId]/revoke.ts": $27,
-    "./routes/settings/keys/[keyId]/roll.tsx": $28,
-    "./routes/settings/keys/index.tsx": $29,
-    "./routes/settings/keys/new.tsx": $30,
-    "./routes/settings/members.tsx": $31,
-    "./routes/settings/projects/[slug]/index.tsx": $32,
-    "./routes/settings/projects/index.tsx": $33,
-    "./routes/settings/usage/[keyId].tsx": $34,
-    "./routes/settings/usage/index.tsx": $35,
-    "./routes/v1/kernels/[kernel]/render.ts": $36,
+    "./routes/sdk/v1/types/[...path].ts": $23,
+    "./routes/settings/_middleware.ts": $24,
+    "./routes/settings/audit.tsx": $25,
+    "./routes/settings/index.ts": $26,
+    "./routes/settings/keys/[keyId]/index.tsx": $27,
+    "./routes/settings/keys/[keyId]/revoke.ts": $28,
+    "./routes/settings/keys/[keyId]/roll.tsx": $29,
+    "./routes/settings/keys/index.tsx": $30,
+    "./routes/settings/keys/new.tsx": $31,
+    "./routes/settings/members.tsx": $32,
+    "./routes/settings/projects/[slug]/index.tsx": $33,
+    "./routes/settings/projects/index.tsx": $34,
+    "./routes/settings/usage/[keyId].tsx": $35,
+    "./routes/settings/usage/index.tsx": $36,
+    "./routes/v1/kernels/[kernel]/render.ts": $37,
   },
   islands: {
     "./islands/Configurator.tsx": $$0,

@@ -22,7 +22,7 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import { type ReadonlySignal, type Signal, signal } from "@preact/signals";
+import { type ReadonlySignal, type Signal, signal } from "@preact/signals-core";
 import { DagError } from "../dag/dag_errors.ts";
 import { substitute } from "../dag/substitute.ts";
 import { completeParameterValues, type ParameterSchema } from "../dag/parameter_schema.ts";

@@ -28,7 +28,7 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import { type ReadonlySignal, type Signal, signal } from "@preact/signals";
+import { type ReadonlySignal, type Signal, signal } from "@preact/signals-core";
 import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
 import { isRecord, MintError, networkError, readProblem } from "./problem.ts";
 import {

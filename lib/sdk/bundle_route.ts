@@ -2,7 +2,8 @@
  * The SDK's stable module URLs (`/sdk/v1/embed.js`, `/sdk/v1/preact.js`): each answers a tiny
  * module that re-exports the content-hashed build by absolute URL. The stable file revalidates
  * (short max-age); the bundle it points at is immutable. Readable from any origin: these are
- * public scripts, loaded cross-origin as module scripts (which need CORS).
+ * public scripts, loaded cross-origin as module scripts (which need CORS). `X-TypeScript-Types`
+ * names the module's declarations (served by lib/sdk/types_route.ts under the same build hash).
  *
  * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in), so
  * they share the islands' chunks of preact and three.js.
@@ -10,6 +11,7 @@
 import type { Context } from "hono";
 import { fileURLToPath } from "node:url";
 import { islandBuildOf } from "../web/islands_build.ts";
+import { SDK_TYPES } from "./types_build.ts";
 
 /** The SDK's bundles, built with the islands: entry name → module file. */
 export const SDK_BUNDLES: Readonly<Record<"embed" | "sdk", string>> = {
@@ -37,7 +39,9 @@ export async function sdkModuleResponse(
     });
   }
   const build = await islandBuildOf(ctx);
-  const url = new URL(build.entries[which], new URL(ctx.req.url).origin).href;
+  const origin = new URL(ctx.req.url).origin;
+  const url = new URL(build.entries[which], origin).href;
+  const types = `${origin}/sdk/v1/types/${build.inputHash}/${SDK_TYPES[which]}`;
   // `export *` also evaluates the bundle, which defines <cad-configurator> for embed.js.
   const body = `export * from ${JSON.stringify(url)};\n`;
   return new Response(body, {
@@ -45,6 +49,9 @@ export async function sdkModuleResponse(
       ...PUBLIC_MODULE_CORS,
       "content-type": "text/javascript; charset=utf-8",
       "cache-control": "public, max-age=300",
+      // Deno and editors fetch the module's declarations from here (lib/sdk/types_route.ts).
+      "x-typescript-types": types,
+      "access-control-expose-headers": "X-TypeScript-Types",
     },
   });
 }

@@ -1,0 +1,42 @@
+/**
+ * `GET /sdk/v1/types/<hash>/<path>.d.ts`: the declarations of the SDK modules (types_build.ts),
+ * named by the `X-TypeScript-Types` header of `/sdk/v1/embed.js` and `/sdk/v1/preact.js`. The
+ * hash is the current island build's: the files never change under it (immutable), and an older
+ * hash answers 404 `not_found`. Readable from any origin, like the modules.
+ */
+import type { Context } from "hono";
+import { AppError } from "../http/problem.ts";
+import { islandBuildOf } from "../web/islands_build.ts";
+import { PUBLIC_MODULE_CORS } from "./bundle_route.ts";
+import { sdkTypes } from "./types_build.ts";
+
+const PATH = /^([0-9a-f]{16})\/((?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_.-]+\.d\.ts)$/;
+
+/** The declaration file at `path` (`<hash>/<file>.d.ts`). */
+export async function sdkTypesResponse(ctx: Context, path: string): Promise<Response> {
+  const m = PATH.exec(path);
+  if (!m || m[2].split("/").some((s) => s.startsWith("."))) {
+    throw new AppError("not_found", "SDK declarations are at /sdk/v1/types/<hash>/<file>.d.ts.");
+  }
+  const build = await islandBuildOf(ctx);
+  if (m[1] !== build.inputHash) {
+    throw new AppError(
+      "not_found",
+      "These SDK declarations belong to another build; follow X-TypeScript-Types again.",
+    );
+  }
+  const dir = await sdkTypes(build.inputHash);
+  let body: Uint8Array;
+  try {
+    body = await Deno.readFile(`${dir}/${m[2]}`);
+  } catch {
+    throw new AppError("not_found", `${m[2]} is not part of the SDK's declarations.`);
+  }
+  return new Response(body as Uint8Array<ArrayBuffer>, {
+    headers: {
+      ...PUBLIC_MODULE_CORS,
+      "content-type": "application/typescript; charset=utf-8",
+      "cache-control": "public, max-age=31536000, immutable",
+    },
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * `@cad-configurator/sdk`: the framework-free core — session tokens (`SessionClient`), rendering
+ * (`RenderClient`), mesh decoding, the geometry cache, the three.js `SceneView`, the configurator's
+ * stylesheet, the clients of one configurator together, and the DAG and parameter-schema helpers
+ * (`substitute`, `validateParameterValue`, the types).
+ */
+export * from "../../../lib/client/mod.ts";
+export {
+  type ConfiguratorClientOptions,
+  type ConfiguratorClients,
+  createConfiguratorClients,
+} from "../../../lib/client/configurator_clients.ts";
+export { SceneView, type SceneViewOptions } from "../../../lib/client/scene_view.ts";
+export { CONFIGURATOR_CSS } from "../../../lib/client/configurator_styles.ts";
+export { errorTitle } from "../../../lib/client/error_titles.ts";
+export { parameterMessage } from "../../../lib/client/parameter_message.ts";
+export type { SignedConfiguration } from "../../../lib/client/configuration_request.ts";
+export { mapParameterInputs, parameterValues, substitute } from "../../../lib/dag/substitute.ts";
+export {
+  completeParameterValues,
+  type ParameterDescriptor,
+  type ParameterKind,
+  type ParameterSchema,
+  validateParameterSchema,
+  validateParameterValue,
+} from "../../../lib/dag/parameter_schema.ts";
+export type {
+  Dag,
+  DagNode,
+  OpNode,
+  ParameterInputNode,
+  ParameterValue,
+  Ref,
+} from "../../../lib/dag/dag_types.ts";
+export { DagError } from "../../../lib/dag/dag_errors.ts";

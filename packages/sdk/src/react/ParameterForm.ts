@@ -1,0 +1,215 @@
+/**
+ * The parameter form for React, generated from a validated `ParameterSchema`: Int/Float as slider
+ * plus number box (step, unit), Bool as a switch, Enum as a select, Color as swatches plus a
+ * picker; groups in schema order; a typed value the schema refuses (the kernel's own check,
+ * `validateParameterValue`) shows a message under its field and is never sent.
+ */
+import { createElement as h, type ReactNode, useState } from "react";
+import {
+  type ParameterDescriptor,
+  type ParameterSchema,
+  validateParameterValue,
+} from "../../../../lib/dag/parameter_schema.ts";
+import { DagError } from "../../../../lib/dag/dag_errors.ts";
+import { parameterMessage } from "../../../../lib/client/parameter_message.ts";
+import { useConfiguratorStyles } from "./use_configurator_styles.ts";
+
+/** Props of the form. */
+export interface ParameterFormProps {
+  schema: ParameterSchema;
+  values: Record<string, unknown>;
+  onChange: (name: string, value: unknown) => void;
+  disabled?: boolean;
+}
+
+/** The form for `schema`, showing `values`. */
+export function ParameterForm(props: ParameterFormProps): ReactNode {
+  useConfiguratorStyles();
+  const groups = new Map<string, ParameterDescriptor[]>();
+  for (const p of props.schema.parameters) {
+    const g = p.group ?? "";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(p);
+  }
+  return h(
+    "form",
+    {
+      className: "cad-form",
+      onSubmit: (e: { preventDefault(): void }) => e.preventDefault(),
+      "aria-disabled": props.disabled,
+    },
+    [...groups].map(([group, params]) =>
+      h(
+        "fieldset",
+        { className: "cad-form__group", key: group },
+        group ? h("legend", null, group) : null,
+        params.map((p) =>
+          h(Field, {
+            key: p.name,
+            param: p,
+            value: Object.hasOwn(props.values, p.name) ? props.values[p.name] : p.default,
+            onChange: (v: unknown) => props.onChange(p.name, v),
+            disabled: props.disabled,
+          })
+        ),
+      )
+    ),
+  );
+}
+
+interface FieldProps {
+  param: ParameterDescriptor;
+  value: unknown;
+  onChange: (value: unknown) => void;
+  disabled?: boolean;
+}
+
+function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
+  const [message, setMessage] = useState<string | null>(null);
+  // What the person is typing (or typed, while invalid), shown instead of the value.
+  const [draft, setDraft] = useState<string | null>(null);
+  const id = `cad-p-${param.name}`;
+  const commit = (v: unknown, typed?: string) => {
+    try {
+      const ok = validateParameterValue(param, v);
+      setMessage(null);
+      setDraft(null);
+      onChange(ok);
+    } catch (err) {
+      setMessage(err instanceof DagError ? parameterMessage(param, err) : String(err));
+      setDraft(typed ?? null);
+    }
+  };
+  let control: ReactNode = null;
+  switch (param.kind) {
+    case "Int":
+    case "Float": {
+      const step = param.step ?? (param.kind === "Int" ? 1 : undefined);
+      const num = typeof value === "number" ? value : Number(param.default);
+      const commitTyped = (raw: string) => commit(raw === "" ? NaN : Number(raw), raw);
+      control = h(
+        "div",
+        { className: "cad-range" },
+        h("input", {
+          type: "range",
+          name: param.name,
+          "aria-label": param.label,
+          min: param.minimum,
+          max: param.maximum,
+          step: step ?? "any",
+          value: num,
+          disabled,
+          onChange: (e: { currentTarget: HTMLInputElement }) =>
+            commit(Number(e.currentTarget.value)),
+        }),
+        h(
+          "span",
+          { className: "cad-number" },
+          h("input", {
+            id,
+            type: "number",
+            inputMode: "decimal",
+            min: param.minimum,
+            max: param.maximum,
+            step: step ?? "any",
+            value: draft ?? String(num),
+            "aria-invalid": message !== null,
+            disabled,
+            // React's onChange fires per keystroke: keep the draft, commit on Enter or blur.
+            onChange: (e: { currentTarget: HTMLInputElement }) => setDraft(e.currentTarget.value),
+            onBlur: (e: { currentTarget: HTMLInputElement }) =>
+              draft !== null && commitTyped(e.currentTarget.value),
+            onKeyDown: (e: { key: string; currentTarget: HTMLInputElement }) =>
+              e.key === "Enter" && commitTyped(e.currentTarget.value),
+          }),
+          param.unit ? h("span", { className: "cad-unit" }, param.unit) : null,
+        ),
+      );
+      break;
+    }
+    case "Bool":
+      control = h(
+        "label",
+        { className: "cad-toggle" },
+        h("input", {
+          id,
+          type: "checkbox",
+          role: "switch",
+          checked: value === true,
+          disabled,
+          onChange: (e: { currentTarget: HTMLInputElement }) => commit(e.currentTarget.checked),
+        }),
+        h("span", { className: "cad-toggle__track", "aria-hidden": true }),
+        h("span", { className: "cad-toggle__text" }, value === true ? "On" : "Off"),
+      );
+      break;
+    case "Enum":
+      control = h(
+        "select",
+        {
+          id,
+          className: "cad-select",
+          value: String(value),
+          disabled,
+          onChange: (e: { currentTarget: HTMLSelectElement }) => commit(e.currentTarget.value),
+        },
+        param.enum!.map((choice, i) =>
+          h("option", { key: choice, value: choice }, param.enumLabels?.[i] ?? choice)
+        ),
+      );
+      break;
+    case "Color":
+      control = h(
+        "div",
+        { className: "cad-colors" },
+        (param.swatches ?? []).map((c) =>
+          h("button", {
+            type: "button",
+            key: c,
+            className: `cad-swatch ${c === value ? "cad-swatch--on" : ""}`,
+            title: c,
+            "aria-label": `${param.label} ${c}`,
+            "aria-pressed": c === value,
+            disabled,
+            "data-color": c,
+            style: { background: c },
+            onClick: () => commit(c),
+          })
+        ),
+        h("input", {
+          id,
+          type: "color",
+          className: "cad-picker",
+          value: String(value),
+          disabled,
+          onChange: (e: { currentTarget: HTMLInputElement }) =>
+            commit(e.currentTarget.value.toLowerCase()),
+        }),
+      );
+      break;
+  }
+  const numeric = param.kind === "Int" || param.kind === "Float";
+  return h(
+    "div",
+    { className: `cad-field cad-field--${param.kind.toLowerCase()}`, "data-param": param.name },
+    h(
+      "div",
+      { className: "cad-field__head" },
+      h("label", { htmlFor: id }, param.label),
+      numeric
+        ? h(
+          "output",
+          { className: "cad-field__value" },
+          formatNumber(value) + (param.unit ? ` ${param.unit}` : ""),
+        )
+        : null,
+    ),
+    control,
+    param.description ? h("p", { className: "cad-field__help" }, param.description) : null,
+    message ? h("p", { className: "cad-field__error", role: "alert" }, message) : null,
+  );
+}
+
+function formatNumber(v: unknown): string {
+  return typeof v === "number" ? String(Math.round(v * 1000) / 1000) : "";
+}

@@ -1,0 +1,171 @@
+/**
+ * A partner's first hour with the npm package: `deno task sdk:pack` builds and packs
+ * `@cad-configurator/sdk`; a Vite React-TS app (StrictMode) installs the tarball from npm and
+ * passes `tsc -b && vite build`; a plain HTML page uses `<cad-configurator>` from the same
+ * package. Both are served from a second origin and driven in Chromium against a running hub:
+ * the model appears, a slider step renders a new mesh.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
+import { packSdk } from "@/packages/sdk/scripts/pack.ts";
+import { startTestServer } from "../_helpers/server.ts";
+import { ARTIFACTS, launchBrowser } from "./browser.ts";
+import { modelPixels, recordRenders, type RenderExchange, until } from "./storefront_fixture.ts";
+import { elementPage, installViteApp, servePartnerSite, sh } from "./partner_app_fixture.ts";
+
+const e2e = { sanitizeResources: false, sanitizeOps: false };
+
+/** Moves the width slider one step and waits for the render it causes. */
+async function stepWidth(page: Page, renders: RenderExchange[]): Promise<RenderExchange> {
+  const before = renders.length;
+  const slider = page.locator('[data-param="width"] input[type=range]');
+  await slider.focus();
+  await slider.press("ArrowRight");
+  await until(() => renders.length > before && renders.at(-1)!.status === 200, "the new render");
+  return renders.at(-1)!;
+}
+
+Deno.test({
+  name: "e2e - partner apps built from the npm tarball: Vite React-TS (StrictMode) and plain HTML",
+  ...e2e,
+  async fn(t) {
+    const pack = await packSdk();
+    console.log(
+      `@cad-configurator/sdk tarball: ${pack.size} bytes (gzip), ${pack.unpackedSize} bytes ` +
+        `unpacked, ${pack.files} files`,
+    );
+    assert.ok(pack.size > 0);
+
+    const hub = await startTestServer({ env: { SEED_DEMO: "true" } });
+    const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (probe.addr as Deno.NetAddr).port;
+    probe.close();
+    const origin = `http://127.0.0.1:${port}`;
+    const { record } = await createSdkKey(hub.deps.kv, {
+      partnerId: hub.demo!.partnerId,
+      label: "npm partner apps",
+      allowedOrigins: [origin],
+      allowedProjects: hub.demo!.projects,
+      budget: null,
+    });
+
+    const app = await installViteApp(pack.tarball);
+    const build = await sh("npm", ["run", "build"], app, {
+      VITE_HUB_URL: hub.url,
+      VITE_KEY_ID: record.keyId,
+    });
+    const buildLog = build.stdout + build.stderr;
+    assert.doesNotMatch(buildLog, /error TS\d+/, buildLog);
+    assert.match(buildLog, /built in/, buildLog);
+
+    await t.step("the React entry imports and renders on the server (no window)", async () => {
+      const ssr = await sh("node", [
+        "--input-type=module",
+        "-e",
+        `const { createElement } = await import("react");
+         const { renderToString } = await import("react-dom/server");
+         const sdk = await import("@cad-configurator/sdk/react");
+         process.stdout.write(renderToString(createElement(sdk.Configurator,
+           { keyId: "k", projectKey: "wall-bracket", hubBaseUrl: "https://hub.invalid" })));`,
+      ], app);
+      assert.match(ssr.stdout, /class="cad-configurator"[^>]*data-token-status="loading"/);
+    });
+
+    const site = servePartnerSite({
+      port,
+      viteDist: join(app, "dist"),
+      elementHtml: await elementPage(hub.url, record.keyId),
+      elementJs: join(app, "node_modules/@cad-configurator/sdk/dist/element.js"),
+    });
+    const browser = await launchBrowser();
+    try {
+      await t.step(
+        "Vite React-TS app: the model appears, a slider step renders a new mesh",
+        async () => {
+          const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+          const errors: string[] = [];
+          page.on("pageerror", (e) => errors.push(String(e)));
+          const renders = recordRenders(page);
+          await page.goto(`${origin}/`);
+          const cfg = page.locator(".cad-configurator");
+          await cfg.and(page.locator('[data-token-status="ready"]')).waitFor({ timeout: 30_000 });
+          await cfg.and(page.locator('[data-render-status="ready"]')).waitFor({ timeout: 30_000 });
+          await until(() => renders.some((r) => r.status === 200), "the first render");
+          await page.waitForTimeout(300);
+          const pixels = await modelPixels(page);
+          assert.ok(
+            pixels.drawn > pixels.total * 0.02,
+            `the model covers pixels (${pixels.drawn})`,
+          );
+          // StrictMode mounted everything twice: one stylesheet, one live canvas.
+          assert.equal(await page.locator("style[data-cad-configurator-styles]").count(), 1);
+          assert.equal(await page.locator("canvas").count(), 1);
+          await page.screenshot({ path: `${ARTIFACTS}npm_react_app.png` });
+
+          const first = renders.findLast((r) => r.status === 200)!;
+          const next = await stepWidth(page, renders);
+          assert.notEqual(next.dagHash, first.dagHash);
+          assert.ok(
+            next.sceneMeshes.some((m) => !first.sceneMeshes.includes(m)),
+            "the new width gives a new mesh hash",
+          );
+          await page.locator(`.cad-configurator[data-dag-hash="${next.dagHash}"]`).waitFor();
+          await page.locator(`#summary[data-dag-hash="${next.dagHash}"]`).waitFor();
+          const seen = await page.evaluate(() => ({
+            events: (window as unknown as { partnerEvents: string[] }).partnerEvents,
+            renders: (window as unknown as { partnerRenders: Array<{ dagHash: string }> })
+              .partnerRenders,
+          }));
+          for (const type of ["status", "ready", "rendered", "change"]) {
+            assert.ok(seen.events.includes(type), `the app saw a ${type} event`);
+          }
+          assert.equal(seen.renders.at(-1)?.dagHash, next.dagHash, "the rendered event's scene");
+          await page.screenshot({ path: `${ARTIFACTS}npm_react_app_changed.png` });
+          await page.setViewportSize({ width: 390, height: 844 });
+          await page.waitForTimeout(300);
+          await page.screenshot({ path: `${ARTIFACTS}npm_react_app_phone.png`, fullPage: true });
+          assert.deepEqual(errors, []);
+          await page.close();
+        },
+      );
+
+      await t.step("plain HTML page with <cad-configurator> from the package", async () => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+        const errors: string[] = [];
+        page.on("pageerror", (e) => errors.push(String(e)));
+        const renders = recordRenders(page);
+        await page.goto(`${origin}/plain.html`);
+        const cfg = page.locator("cad-configurator .cad-configurator");
+        await cfg.and(page.locator('[data-render-status="ready"]')).waitFor({ timeout: 30_000 });
+        await until(() => renders.some((r) => r.status === 200), "the first render");
+        await page.waitForTimeout(300);
+        const pixels = await modelPixels(page);
+        assert.ok(pixels.drawn > pixels.total * 0.02, `the model covers pixels (${pixels.drawn})`);
+        await page.screenshot({ path: `${ARTIFACTS}npm_element_page.png` });
+        const first = renders.findLast((r) => r.status === 200)!;
+        const next = await stepWidth(page, renders);
+        assert.notEqual(next.dagHash, first.dagHash);
+        assert.ok(next.sceneMeshes.some((m) => !first.sceneMeshes.includes(m)), "a new mesh");
+        await until(
+          () =>
+            page.evaluate(
+              (hash) =>
+                (window as unknown as { partnerRenders: Array<{ dagHash: string }> })
+                  .partnerRenders.some((r) => r.dagHash === hash),
+              next.dagHash,
+            ),
+          "the cad-rendered event of the new scene",
+        );
+        await page.screenshot({ path: `${ARTIFACTS}npm_element_page_changed.png` });
+        assert.deepEqual(errors, []);
+        await page.close();
+      });
+    } finally {
+      await browser.close();
+      await site.shutdown();
+      await hub.close();
+    }
+  },
+});
