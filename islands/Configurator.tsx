@@ -292,6 +292,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
               <ParameterForm
                 schema={project.schema}
                 values={values}
+                effective={result?.effective}
                 onChange={(name, v) => apply({ ...valuesRef.current, [name]: v }, true)}
               />
             )

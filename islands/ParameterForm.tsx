@@ -3,9 +3,13 @@
  * `ParameterSchema`): Int/Float as slider + number input (step, unit), Bool as a toggle, Enum as
  * a select, Color as swatches plus a picker; labels, descriptions, groups in schema order, and a
  * validation message under a field whose typed value the schema refuses (the same check the
- * kernel runs, so the form never sends what the server would reject).
+ * kernel runs, so the form never sends what the server would reject). When the design limited a
+ * value (the render's `effective`), the field shows the value the model uses and why, and one
+ * polite live region announces it.
  */
 import { useState } from "preact/hooks";
+import type { EffectiveValue } from "../lib/dag/scene.ts";
+import { type EffectiveValueText, effectiveValueText } from "../lib/client/effective_value_text.ts";
 import {
   type ParameterDescriptor,
   type ParameterSchema,
@@ -19,15 +23,26 @@ export interface ParameterFormProps {
   values: Record<string, unknown>;
   onChange: (name: string, value: unknown) => void;
   disabled?: boolean;
+  /** Parameters the design limited in the scene on screen (`RenderResult.effective`). */
+  effective?: Record<string, EffectiveValue>;
 }
 
 /** The form for `schema`, showing `values`. */
-export default function ParameterForm({ schema, values, onChange, disabled }: ParameterFormProps) {
+export default function ParameterForm(
+  { schema, values, onChange, disabled, effective }: ParameterFormProps,
+) {
   const groups = new Map<string, ParameterDescriptor[]>();
   for (const p of schema.parameters) {
     const g = p.group ?? "";
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g)!.push(p);
+  }
+  const valueOf = (p: ParameterDescriptor) =>
+    Object.hasOwn(values, p.name) ? values[p.name] : p.default;
+  const limits = new Map<string, EffectiveValueText>();
+  for (const p of schema.parameters) {
+    const text = effectiveValueText(schema, p.name, valueOf(p), effective);
+    if (text) limits.set(p.name, text);
   }
   return (
     <form class="cad-form" onSubmit={(e) => e.preventDefault()} aria-disabled={disabled}>
@@ -38,13 +53,18 @@ export default function ParameterForm({ schema, values, onChange, disabled }: Pa
             <Field
               key={p.name}
               param={p}
-              value={Object.hasOwn(values, p.name) ? values[p.name] : p.default}
+              value={valueOf(p)}
               onChange={(v) => onChange(p.name, v)}
               disabled={disabled}
+              limit={limits.get(p.name)}
             />
           ))}
         </fieldset>
       ))}
+      {/* Always present, so assistive technology announces what is put in it. */}
+      <p class="cad-visually-hidden" aria-live="polite" data-effective-announcement="">
+        {[...limits.values()].map((t) => t.announcement).join(" ")}
+      </p>
     </form>
   );
 }
@@ -54,9 +74,11 @@ interface FieldProps {
   value: unknown;
   onChange: (value: unknown) => void;
   disabled?: boolean;
+  /** The value the model uses instead of `value`, and why. */
+  limit?: EffectiveValueText;
 }
 
-function Field({ param, value, onChange, disabled }: FieldProps) {
+function Field({ param, value, onChange, disabled, limit }: FieldProps) {
   const [message, setMessage] = useState<string | null>(null);
   // What the person typed while it is invalid, so the field keeps it next to the message.
   const [draft, setDraft] = useState<string | null>(null);
@@ -175,18 +197,30 @@ function Field({ param, value, onChange, disabled }: FieldProps) {
       );
       break;
   }
+  const limitId = `cad-limit-${param.name}`;
   return (
-    <div class={`cad-field cad-field--${param.kind.toLowerCase()}`} data-param={param.name}>
+    <div
+      class={`cad-field cad-field--${param.kind.toLowerCase()}`}
+      data-param={param.name}
+      data-limited={limit ? "" : undefined}
+    >
       <div class="cad-field__head">
         <label for={id}>{param.label}</label>
         {(param.kind === "Int" || param.kind === "Float") && (
-          <output class="cad-field__value">
-            {formatNumber(value)}
-            {param.unit ? ` ${param.unit}` : ""}
+          <output
+            class={`cad-field__value ${limit ? "cad-field__value--limited" : ""}`}
+            aria-describedby={limit ? limitId : undefined}
+          >
+            {limit ? limit.value : `${formatNumber(value)}${param.unit ? ` ${param.unit}` : ""}`}
           </output>
         )}
       </div>
       {control}
+      {limit && (
+        <p class="cad-field__limit" id={limitId} data-effective-note="">
+          <strong>{limit.value}</strong> ({limit.reason})
+        </p>
+      )}
       {param.description && <p class="cad-field__help">{param.description}</p>}
       {message && <p class="cad-field__error" role="alert">{message}</p>}
     </div>

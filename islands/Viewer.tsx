@@ -1,9 +1,10 @@
 /**
  * The three.js viewer island: draws a `RenderResult` (orbit controls, fit to view, lighting,
  * per-part colors, instancing, geometry shared by mesh hash and disposed when unused — see
- * `lib/client/scene_view.ts`), with loading and error overlays.
+ * `lib/client/scene_view.ts`), with loading and error overlays, and a quiet notice while the
+ * browser restores a lost WebGL context.
  */
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { RenderError, RenderResult } from "../lib/client/mod.ts";
 import { SceneView } from "../lib/client/scene_view.ts";
 
@@ -24,8 +25,9 @@ export interface ViewerProps {
 export default function Viewer({ result, loading, loadingText, error, onView }: ViewerProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<SceneView | null>(null);
+  const [contextLost, setContextLost] = useState(false);
   useEffect(() => {
-    const v = new SceneView(host.current!);
+    const v = new SceneView(host.current!, { onContextChange: setContextLost });
     view.current = v;
     onView?.(v);
     return () => {
@@ -41,8 +43,15 @@ export default function Viewer({ result, loading, loadingText, error, onView }: 
     <div
       class="cad-viewer"
       data-state={error ? "error" : loading ? "loading" : empty ? "empty" : "ready"}
+      data-context={contextLost ? "lost" : "ok"}
     >
       <div class="cad-viewer__canvas" ref={host} />
+      {contextLost && (
+        <div class="cad-viewer__overlay cad-viewer__overlay--lost" role="status">
+          <span class="cad-spinner" aria-hidden="true" />
+          <span>Restoring the 3D view…</span>
+        </div>
+      )}
       {loading && (
         <div class={`cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`}>
           <span class="cad-spinner" aria-hidden="true" />

@@ -4,6 +4,14 @@
  * meet). Every class is prefixed `cad-`. Custom properties (`--cad-accent`, …) are the theming
  * surface a partner may set on the element.
  *
+ * Layout follows the configurator's own width (a container query, not the page's: an element in
+ * a narrow column of a wide page is narrow): viewer and form side by side from 560 px (a 280 px
+ * form below 760 px), stacked below that — the viewer on top at a bounded height and the form
+ * scrolling under it, so the model stays in view while a shopper scrolls to a field. With a fixed
+ * height (the hosted page, a sized element) the form pane scrolls; with an automatic height the
+ * page scrolls and the viewer sticks to the top of the viewport (`overflow: clip`, unlike
+ * `hidden`, keeps `position: sticky` working inside the rounded frame).
+ *
  * Runs in browsers: no Deno APIs here.
  */
 
@@ -15,15 +23,15 @@ export const CONFIGURATOR_CSS = `
   --cad-bg: #ffffff; --cad-stage: #eef1f5;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   color: var(--cad-ink); background: var(--cad-bg);
-  border: 1px solid var(--cad-line); border-radius: 12px; overflow: hidden;
+  border: 1px solid var(--cad-line); border-radius: 12px; overflow: hidden; overflow: clip;
   display: flex; flex-direction: column; height: 100%; min-height: 480px; box-sizing: border-box;
+  container: cad / inline-size;
 }
 .cad-configurator *, .cad-configurator *::before, .cad-configurator *::after { box-sizing: border-box; }
 .cad-bar { display: flex; align-items: center; justify-content: space-between; gap: 12px;
   padding: 12px 18px; border-bottom: 1px solid var(--cad-line); }
 .cad-title { margin: 0; font-size: 16px; font-weight: 600; }
 .cad-body { flex: 1; display: grid; grid-template-columns: minmax(0, 1fr) 320px; min-height: 0; }
-@media (max-width: 760px) { .cad-body { grid-template-columns: 1fr; grid-template-rows: 320px auto; } }
 .cad-stage { position: relative; min-height: 320px; background: var(--cad-stage); }
 .cad-viewer { position: absolute; inset: 0; }
 .cad-viewer__canvas { position: absolute; inset: 0; }
@@ -51,6 +59,11 @@ export const CONFIGURATOR_CSS = `
 .cad-field__head { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
 .cad-field__head label { font-weight: 600; }
 .cad-field__value { color: var(--cad-muted); font-variant-numeric: tabular-nums; font-size: 13px; }
+.cad-field__value--limited { color: #93370d; font-weight: 600; }
+.cad-field__limit { margin: 4px 0 0; padding: 4px 8px; border-radius: 6px; background: #fffaeb;
+  color: #93370d; font-size: 12px; }
+.cad-visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .cad-field__help { margin: 4px 0 0; color: var(--cad-muted); font-size: 12px; }
 .cad-field__error { margin: 4px 0 0; color: #b42318; font-size: 12px; font-weight: 500; }
 .cad-range { display: flex; align-items: center; gap: 10px; margin-top: 4px; }
@@ -90,6 +103,20 @@ export const CONFIGURATOR_CSS = `
 .cad-pill--ready, .cad-pill--provided { background: #ecfdf3; color: #067647; }
 .cad-pill--error { background: #fef3f2; color: #b42318; }
 .cad-pill--error .cad-pill__dot { background: #f04438; }
+@container cad (max-width: 759px) {
+  .cad-body { grid-template-columns: minmax(0, 1fr) 280px; }
+  .cad-form__group { padding: 8px 14px 4px; }
+  .cad-field { padding: 6px 0; }
+}
+@container cad (max-width: 559px) {
+  .cad-bar { padding: 10px 14px; }
+  .cad-body { display: flex; flex-direction: column; }
+  .cad-stage { position: sticky; top: 0; z-index: 1; flex: none; height: min(46%, 46vh, 380px);
+    min-height: 200px; border-bottom: 1px solid var(--cad-line); }
+  .cad-panel { flex: 1 1 auto; min-height: 0; max-height: none; border-left: 0; }
+  .cad-foot { flex-wrap: nowrap; gap: 10px; padding: 6px 14px; white-space: nowrap; overflow: hidden; }
+  .cad-foot__item { overflow: hidden; text-overflow: ellipsis; }
+}
 .cad-notice { position: absolute; inset: 24px; display: flex; flex-direction: column; gap: 6px;
   align-items: center; justify-content: center; text-align: center; color: var(--cad-muted); }
 .cad-notice strong { color: var(--cad-ink); font-size: 16px; }

@@ -10,31 +10,63 @@
  *   smear every edge; flat shading derives face normals in the shader at no CPU cost.
  * - Renders on demand (orbit, resize, new scene), not in a loop, so an idle configurator costs
  *   nothing. Z is up, as in the kernel's coordinates.
+ * - The camera fits the first scene, and refits a later one whose bounds changed a lot unless the
+ *   shopper moved the camera since the last fit (`camera_fit.ts`); `fit()` always refits.
+ * - Light is image-based: three's `RoomEnvironment` prefiltered by `PMREMGenerator` (soft, even
+ *   reflections from every side, so no face of a part goes black), one key light for shape, tone
+ *   mapping and sRGB output. The tone mapping is `neutral` (Khronos PBR Neutral) by default: it
+ *   leaves base colours as they are up to the highlights, so a part looks the colour its DAG says.
+ *   Measured on the spur gear (#c9a227, hue 45°, saturation 0.68) in Chromium: with neutral the
+ *   lit top face is within one 16-level step of #c9a227 and the drawn pixels average hue 45°, saturation 0.70; with ACES
+ *   filmic the top face washes out to #e8d888 (hue 48°, saturation 0.61), with AgX to #d8b888
+ *   (saturation 0.39). ACES filmic or AgX can still be chosen (`toneMapping`). The environment's
+ *   intensity (0.55) and the key light's (0.7) put the most-lit face at the DAG's colour.
+ * - WebGL context loss (a GPU reset, too many contexts on a page, a phone reclaiming memory) is
+ *   survived: on `webglcontextlost` the default is prevented (so the browser may restore it) and
+ *   `onContextChange(true)` lets the page show a quiet notice; on `webglcontextrestored` three.js
+ *   re-creates its GL state, the view rebuilds what lived only on the GPU (the environment map;
+ *   geometries and materials upload again from their CPU copies) and draws the scene again.
  *
  * Runs in browsers: no Deno APIs here.
  */
 
 import {
-  AmbientLight,
+  ACESFilmicToneMapping,
+  AgXToneMapping,
   Box3,
   BufferAttribute,
   BufferGeometry,
   Color,
   DirectionalLight,
   Group,
-  HemisphereLight,
   InstancedMesh,
   Matrix4,
   Mesh,
   MeshStandardMaterial,
+  NeutralToneMapping,
   PerspectiveCamera,
+  PMREMGenerator,
   Scene,
   Sphere,
+  SRGBColorSpace,
+  type Texture,
+  type ToneMapping,
   Vector3,
   WebGLRenderer,
 } from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
+import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import type { RenderResult } from "./render_result.ts";
+import { type BoundingSphere, fitDistance, shouldRefit, sphereOfBox } from "./camera_fit.ts";
+
+/** Tone mappings a view may use (`SceneViewOptions.toneMapping`). */
+export type SceneToneMapping = "neutral" | "aces" | "agx";
+
+const TONE_MAPPINGS: Record<SceneToneMapping, ToneMapping> = {
+  neutral: NeutralToneMapping,
+  aces: ACESFilmicToneMapping,
+  agx: AgXToneMapping,
+};
 
 interface HeldGeometry {
   geometry: BufferGeometry;
@@ -48,6 +80,10 @@ export interface SceneViewOptions {
   background?: string;
   /** Device pixel ratio cap (default 2). */
   maxPixelRatio?: number;
+  /** Tone mapping (default `neutral`: base colours kept as the DAG gives them). */
+  toneMapping?: SceneToneMapping;
+  /** Called with `true` when the WebGL context is lost, `false` once it is restored and drawn. */
+  onContextChange?: (lost: boolean) => void;
 }
 
 /**
@@ -71,9 +107,16 @@ export class SceneView {
   readonly #geometries = new Map<string, HeldGeometry>();
   readonly #materials = new Map<string, MeshStandardMaterial>();
   readonly #resize: ResizeObserver;
+  readonly #onContextChange: ((lost: boolean) => void) | undefined;
   #group: Group | undefined;
   #groupHashes: string[] = [];
-  #fitted = false;
+  /** The bounding sphere the camera was last fitted to (undefined before the first fit). */
+  #fitted: BoundingSphere | undefined;
+  /** The shopper orbited, panned or zoomed since the last fit. */
+  #userMoved = false;
+  #environment: Texture | undefined;
+  #contextLost = false;
+  #framesDrawn = 0;
   #frame = 0;
   #disposed = false;
 
@@ -85,22 +128,30 @@ export class SceneView {
     this.#renderer.setPixelRatio(
       Math.min(globalThis.devicePixelRatio ?? 1, options.maxPixelRatio ?? 2),
     );
+    this.#renderer.outputColorSpace = SRGBColorSpace;
+    this.#renderer.toneMapping = TONE_MAPPINGS[options.toneMapping ?? "neutral"];
+    this.#renderer.toneMappingExposure = 1;
+    this.#onContextChange = options.onContextChange;
     this.canvas = this.#renderer.domElement;
     this.canvas.setAttribute("data-viewer-canvas", "");
+    this.canvas.addEventListener("webglcontextlost", this.#lost);
+    this.canvas.addEventListener("webglcontextrestored", this.#restored);
     container.appendChild(this.canvas);
     this.#scene.background = new Color(options.background ?? "#eef1f5");
+    this.#buildEnvironment();
+    this.#scene.environmentIntensity = 0.55;
     this.#camera.up.set(0, 0, 1);
     this.#camera.position.set(200, -260, 180);
-    this.#scene.add(new HemisphereLight(0xffffff, 0x8a8f99, 1.4));
-    this.#scene.add(new AmbientLight(0xffffff, 0.25));
-    const key = new DirectionalLight(0xffffff, 1.6);
+    // The environment lights every side; one key light from the viewer's upper left gives the
+    // faces of a flat-shaded part distinct values.
+    const key = new DirectionalLight(0xffffff, 0.7);
     key.position.set(1, -1.5, 2);
-    const rim = new DirectionalLight(0xffffff, 0.6);
-    rim.position.set(-1.5, 1, 0.5);
-    this.#scene.add(key, rim);
+    this.#scene.add(key);
     this.#controls = new OrbitControls(this.#camera, this.canvas);
     this.#controls.enableDamping = false;
     this.#controls.addEventListener("change", () => this.requestRender());
+    // "start" fires on a pointer drag, a wheel zoom or a key pan — the shopper's own moves.
+    this.#controls.addEventListener("start", () => (this.#userMoved = true));
     this.#resize = new ResizeObserver(() => this.#fitSize());
     this.#resize.observe(container);
     this.#fitSize();
@@ -116,7 +167,30 @@ export class SceneView {
     return this.#geometries.size;
   }
 
-  /** Replaces the drawn scene with `result`; fits the camera the first time (or when `fit`). */
+  /** The camera's distance from the point it orbits (tests read it after a refit). */
+  get cameraDistance(): number {
+    return this.#camera.position.distanceTo(this.#controls.target);
+  }
+
+  /** Whether the shopper moved the camera since the last fit (then big changes do not refit). */
+  get userMoved(): boolean {
+    return this.#userMoved;
+  }
+
+  /** Whether the WebGL context is lost (nothing draws until the browser restores it). */
+  get contextLost(): boolean {
+    return this.#contextLost;
+  }
+
+  /** Frames drawn since the view was made (tests check a restored context draws again). */
+  get framesDrawn(): number {
+    return this.#framesDrawn;
+  }
+
+  /**
+   * Replaces the drawn scene with `result`; fits the camera the first time, when `fit`, or when
+   * the bounds changed a lot and the shopper has not moved the camera since the last fit.
+   */
   show(result: RenderResult, options: { fit?: boolean } = {}): void {
     if (this.#disposed) return;
     const group = new Group();
@@ -153,14 +227,21 @@ export class SceneView {
       old.traverse((o) => (o as InstancedMesh).isInstancedMesh && (o as InstancedMesh).dispose());
     }
     for (const hash of oldHashes) this.#release(hash);
-    if (!this.#fitted || options.fit) {
-      this.fit(result);
-      this.#fitted = true;
-    }
+    const next = sphereOfBox(result.bbox);
+    const due = shouldRefit({
+      fitted: this.#fitted,
+      next,
+      userMoved: this.#userMoved,
+      force: options.fit,
+    });
+    if (due) this.fit(result);
     this.requestRender();
   }
 
-  /** Points the camera at the scene's bounding box from a three-quarter view. */
+  /**
+   * Points the camera at the scene's bounding box from a three-quarter view, and forgets that
+   * the shopper moved it (later big changes refit again).
+   */
   fit(result?: RenderResult): void {
     const box = new Box3();
     if (result) {
@@ -171,10 +252,9 @@ export class SceneView {
     }
     if (box.isEmpty()) return;
     const sphere = box.getBoundingSphere(new Sphere());
-    const radius = Math.max(sphere.radius, 1e-3);
-    const fov = (this.#camera.fov * Math.PI) / 180;
-    const aspect = Math.max(this.#camera.aspect, 0.3);
-    const distance = radius / Math.sin(Math.min(fov, fov * aspect) / 2) * 1.08;
+    const distance = fitDistance(sphere.radius, this.#camera.fov, this.#camera.aspect);
+    this.#fitted = { center: sphere.center.toArray(), radius: sphere.radius };
+    this.#userMoved = false;
     const dir = new Vector3(0.9, -1.2, 0.85).normalize();
     this.#camera.position.copy(sphere.center).addScaledVector(dir, distance);
     this.#camera.near = Math.max(distance / 1000, 0.01);
@@ -194,10 +274,11 @@ export class SceneView {
     });
   }
 
-  /** Draws now. */
+  /** Draws now (nothing while the context is lost: it draws again once restored). */
   renderNow(): void {
-    if (this.#disposed) return;
+    if (this.#disposed || this.#contextLost) return;
     this.#renderer.render(this.#scene, this.#camera);
+    this.#framesDrawn++;
   }
 
   /** Frees every GPU resource and removes the canvas. */
@@ -205,6 +286,8 @@ export class SceneView {
     if (this.#disposed) return;
     this.#disposed = true;
     if (this.#frame) cancelAnimationFrame(this.#frame);
+    this.canvas.removeEventListener("webglcontextlost", this.#lost);
+    this.canvas.removeEventListener("webglcontextrestored", this.#restored);
     this.#resize.disconnect();
     this.#controls.dispose();
     if (this.#group) {
@@ -217,9 +300,41 @@ export class SceneView {
     this.#geometries.clear();
     for (const material of this.#materials.values()) material.dispose();
     this.#materials.clear();
+    this.#environment?.dispose();
     this.#renderer.dispose();
     this.canvas.remove();
   }
+
+  /** The room environment, prefiltered for PBR materials (a GPU-only texture). */
+  #buildEnvironment(): void {
+    this.#environment?.dispose();
+    const pmrem = new PMREMGenerator(this.#renderer);
+    const room = new RoomEnvironment();
+    this.#environment = pmrem.fromScene(room, 0.04).texture;
+    room.dispose();
+    pmrem.dispose();
+    this.#scene.environment = this.#environment;
+  }
+
+  readonly #lost = (event: Event): void => {
+    // Without preventDefault the browser never restores the context.
+    event.preventDefault();
+    if (this.#frame) cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
+    this.#contextLost = true;
+    this.#onContextChange?.(true);
+  };
+
+  readonly #restored = (): void => {
+    if (this.#disposed) return;
+    // three.js (listening first) has re-created its GL state; buffers and programs upload again
+    // from the CPU copies on the next draw, but a render target's pixels lived only on the GPU.
+    this.#contextLost = false;
+    this.#buildEnvironment();
+    this.#fitSize();
+    this.renderNow();
+    this.#onContextChange?.(false);
+  };
 
   #acquire(hash: string, positions: Float32Array, indices: Uint32Array): BufferGeometry {
     const held = this.#geometries.get(hash);

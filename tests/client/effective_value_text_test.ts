@@ -1,0 +1,48 @@
+/** What the form says about a limited parameter (lib/client/effective_value_text.ts). */
+import assert from "node:assert/strict";
+import { effectiveValueText } from "@/lib/client/effective_value_text.ts";
+import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+
+const schema = validateParameterSchema(
+  JSON.parse(
+    await Deno.readTextFile(
+      new URL("../../examples/projects/spur-gear/parameters.schema.json", import.meta.url),
+    ),
+  ),
+);
+const hub = { value: 43, requested: 60, bound: "max" as const, by: ["module", "teeth"] };
+
+Deno.test("effective value text - value, reason with labels in schema order, announcement", () => {
+  const text = effectiveValueText(schema, "hubDiameter", 60, { hubDiameter: hub });
+  assert.deepEqual(text, {
+    value: "43 mm",
+    reason: "limited by Teeth and Module: max 43 mm",
+    announcement: "Hub diameter: the model uses 43 mm, limited by Teeth and Module: max 43 mm.",
+  });
+});
+
+Deno.test("effective value text - nothing for another value, another parameter or no report", () => {
+  // The form already holds 50 while the scene on screen was rendered for 60: say nothing yet.
+  assert.equal(effectiveValueText(schema, "hubDiameter", 50, { hubDiameter: hub }), null);
+  assert.equal(effectiveValueText(schema, "boreDiameter", 6, { hubDiameter: hub }), null);
+  assert.equal(effectiveValueText(schema, "hubDiameter", 60, undefined), null);
+  assert.equal(effectiveValueText(schema, "hubDiameter", 60, {}), null);
+});
+
+Deno.test("effective value text - a constant bound, a lower bound and three names", () => {
+  const up = { value: 0.5, requested: 0, bound: "min" as const, by: [] };
+  assert.equal(
+    effectiveValueText(schema, "hubHeight", 0, { hubHeight: up })?.reason,
+    "limited by the design: min 0.5 mm",
+  );
+  const bore = {
+    value: 10.5,
+    requested: 30,
+    bound: "max" as const,
+    by: ["hubDiameter", "module", "teeth"],
+  };
+  assert.equal(
+    effectiveValueText(schema, "boreDiameter", 30, { boreDiameter: bore })?.reason,
+    "limited by Teeth, Module and Hub diameter: max 10.5 mm",
+  );
+});
