@@ -13,8 +13,9 @@ import json
 import math
 from typing import Any, Iterator
 
-from .errors import DesignError, FALLBACK_HINT, StructureError, located
+from .errors import DesignError, FALLBACK_HINT, StructureError
 from .ops import POSITIVE, check_node, declare, flag, member, num
+from .suggest import unknown
 
 _current: contextvars.ContextVar["Graph | None"] = contextvars.ContextVar("graph", default=None)
 
@@ -99,7 +100,7 @@ def current_graph() -> Graph:
 
 def fail(message: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
     """Raises a DesignError that names the design's line."""
-    raise DesignError(located(message))
+    raise DesignError(message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,9 +129,7 @@ class Value:
 
 def _structure(what: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
     raise StructureError(
-        located(
-            f"the design's structure depends on a parameter's value ({what}).\n  {FALLBACK_HINT}"
-        )
+        f"the design's structure depends on a parameter's value ({what}); {FALLBACK_HINT}"
     )
 
 
@@ -453,7 +452,7 @@ declare(
 def round_to(value: Any, step: Any = None, mode: str | None = None) -> Any:
     """`value` rounded to a multiple of `step` (default 1); mode nearest | floor | ceil."""
     if mode not in (None, "nearest", "floor", "ceil"):
-        fail("round mode is nearest, floor or ceil")
+        fail(unknown("round", "mode", mode, ["nearest", "floor", "ceil"]))
     members: dict[str, Any] = {"value": num_arg(value, "round value")}
     if step is not None:
         members["step"] = num_arg(step, "round step")
@@ -491,7 +490,7 @@ declare("compare", BOOLEAN, test=member("choice", choices=list(_TESTS)), a=membe
 def compare(test: str, a: Any, b: Any) -> Any:
     """A `compare` node (`lt`, `le`, `gt`, `ge`, `eq`, `ne`); literals fold to a Python bool."""
     if test not in _TESTS:
-        fail(f"compare test is one of {', '.join(_TESTS)}")
+        fail(unknown("compare", "test", test, _TESTS))
     ta, tb = type_of(a), type_of(b)
     if ta is None or tb is None:
         return NotImplemented

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .suggest import unknown
+
 # The limits a range may name (docs/dag.md, "Limits"); the kernel resolves them per render.
 LIMITS = {"minSegments": 3, "maxSegments": 256, "maxRepeatCount": 1000, "maxGridCount": 10000}
 
@@ -105,14 +107,14 @@ def check_node(op_name: str, members: dict[str, Any], is_literal: Any, fail: Any
     if spec is None:
         raise AssertionError(f"cadparam emits an op the table does not know: {op_name}")
     known = spec["members"]
-    unknown = [key for key in members if key not in known]
+    extra = [key for key in members if key not in known]
     missing = [key for key, m in known.items() if m["required"] and key not in members]
-    if unknown or missing:
-        raise AssertionError(f"cadparam's {op_name}: unknown {unknown}, missing {missing}")
+    if extra or missing:
+        raise AssertionError(f"cadparam's {op_name}: unknown {extra}, missing {missing}")
     for key, value in members.items():
         choices = known[key].get("choices")
         if choices is not None and value not in choices:
-            fail(f"{op_name} {key} is one of {', '.join(choices)}, got {value!r}")
+            fail(unknown(op_name, key, value, choices))
         rules = known[key].get("range")
         if rules is None:
             continue

@@ -11,6 +11,7 @@ import math
 import re
 from typing import Any, Sequence
 
+from . import suggest
 from .errors import ParameterError
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -76,7 +77,7 @@ class Parameter:
         try:
             self.default = self.check(self.default)
         except ParameterError as err:
-            raise ParameterError(f"default of {err}") from None
+            raise ParameterError(f"default of {err.message}") from None
 
     def _extra(self) -> list[tuple[str, Any]]:
         return []
@@ -286,7 +287,7 @@ def resolve_values(parameters: Sequence[Parameter], values: dict[str, Any]) -> d
     known = {p.name for p in parameters}
     unknown = sorted(name for name in values if name not in known)
     if unknown:
-        raise ParameterError(f"there is no parameter {unknown[0]!r}")
+        raise ParameterError(suggest.unknown("the project", "parameter", unknown[0], known))
     return {
         p.name: p.check(values[p.name]) if p.name in values else p.default
         for p in parameters

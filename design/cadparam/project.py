@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
 from typing import Any, Callable, Iterator, Sequence
 
-from .errors import DesignError, pop_design_file, push_design_file
+from .errors import DesignError, UnknownNameError, pop_design_file, push_design_file
 from .geometry import Shape, assembly
 from .graph import ASSEMBLY, PART, Graph, Node, Value, literal_type, symbolic
 from .ops import declare, member
 from .params import NAME_PATTERN, Parameter, ParameterError, resolve_values, schema_document
+from .suggest import unknown
 
 MODES = ("template", "python")
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -33,13 +35,16 @@ class Params:
         object.__setattr__(self, "_values", values)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_values" or name.startswith("__") and name not in self._values:
+            raise AttributeError(name)  # Python's own probes (copy, pickle)
+        return self[name]
+
+    def __getitem__(self, name: str) -> Any:
         try:
             return self._values[name]
         except KeyError:
-            raise AttributeError(f"the project has no parameter {name!r}") from None
-
-    def __getitem__(self, name: str) -> Any:
-        return self._values[name]
+            message = unknown("the project", "parameter", name, self._values)
+            raise UnknownNameError(message) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise DesignError("parameters are read-only")
@@ -101,12 +106,12 @@ class Project:
         resolved = resolve_values(self.parameters, values or {})
         if self.mode == "template":
             return self._trace(resolved)
-        with self._design_file(), Graph() as graph:
+        with self._design_file(), Graph() as graph, self._at_definition():
             out = self._output(self._call(Params(dict(resolved))))
             return serialize(graph, [], out)
 
     def _trace(self, bound: dict[str, Any] | None) -> dict[str, Any]:
-        with self._design_file(), Graph() as graph:
+        with self._design_file(), Graph() as graph, self._at_definition():
             inputs: list[Node] = []
             values: dict[str, Any] = {}
             for param in self.parameters:
@@ -154,9 +159,20 @@ class Project:
         if not isinstance(result, Shape) or result.kind != ASSEMBLY:
             raise DesignError(
                 f"the project function of {self.slug} must return an assembly, a part or a list "
-                f"of parts, got {type(result).__name__}"
+                f"of parts, got {_what(result)}"
             )
         return result.node
+
+    @contextlib.contextmanager
+    def _at_definition(self) -> Iterator[None]:
+        """Mistakes found after the function returned (its result, node ids) name its `def`."""
+        try:
+            yield
+        except DesignError as err:
+            code = getattr(self.function, "__code__", None)
+            if self.design_file and code is not None and code.co_filename == self.design_file:
+                err.at(self.design_file, code.co_firstlineno)
+            raise
 
     def _design_file(self) -> Any:
         project = self
@@ -190,6 +206,13 @@ def project(
         return Project(function, slug, title, description, parameters, mode)
 
     return wrap
+
+
+def _what(value: Any) -> str:
+    """What a design function returned, in the design's words ("a solid (box)", "a float")."""
+    if isinstance(value, Value):
+        return f"a {value.node.type} ({value.node.op})"
+    return "None" if value is None else f"a {type(value).__name__}"
 
 
 def _camel(variable: str) -> str:
