@@ -36,6 +36,7 @@ export const CONFIGURATOR_CSS = `
 .cad-viewer { position: absolute; inset: 0; }
 .cad-viewer__canvas { position: absolute; inset: 0; }
 .cad-viewer__canvas canvas { display: block; outline: none; }
+.cad-viewer[data-context="lost"] .cad-viewer__canvas { visibility: hidden; }
 .cad-viewer__overlay { position: absolute; inset: 0; display: flex; align-items: center;
   justify-content: center; gap: 10px; color: var(--cad-muted); font-weight: 500; pointer-events: none; }
 .cad-viewer__overlay--corner { inset: auto 12px 12px auto; padding: 6px 12px; border-radius: 999px;
