@@ -12,33 +12,35 @@ import * as $7 from "./routes/auth/signout.ts";
 import * as $8 from "./routes/auth/signup.tsx";
 import * as $9 from "./routes/configurator/[project]/index.tsx";
 import * as $10 from "./routes/configurator/[project]/session-token.ts";
-import * as $11 from "./routes/healthz.ts";
-import * as $12 from "./routes/index.tsx";
-import * as $13 from "./routes/metrics.ts";
-import * as $14 from "./routes/openapi.json.ts";
-import * as $15 from "./routes/problems/[code].ts";
-import * as $16 from "./routes/readyz.ts";
-import * as $17 from "./routes/sdk/v1/configurations/index.ts";
-import * as $18 from "./routes/sdk/v1/configurations/verify.ts";
-import * as $19 from "./routes/sdk/v1/embed.js.ts";
-import * as $20 from "./routes/sdk/v1/preact.js.ts";
-import * as $21 from "./routes/sdk/v1/pyodide/[version]/[file].ts";
-import * as $22 from "./routes/sdk/v1/python/[file].ts";
-import * as $23 from "./routes/sdk/v1/types/[...path].ts";
-import * as $24 from "./routes/settings/_middleware.ts";
-import * as $25 from "./routes/settings/audit.tsx";
-import * as $26 from "./routes/settings/index.ts";
-import * as $27 from "./routes/settings/keys/[keyId]/index.tsx";
-import * as $28 from "./routes/settings/keys/[keyId]/revoke.ts";
-import * as $29 from "./routes/settings/keys/[keyId]/roll.tsx";
-import * as $30 from "./routes/settings/keys/index.tsx";
-import * as $31 from "./routes/settings/keys/new.tsx";
-import * as $32 from "./routes/settings/members.tsx";
-import * as $33 from "./routes/settings/projects/[slug]/index.tsx";
-import * as $34 from "./routes/settings/projects/index.tsx";
-import * as $35 from "./routes/settings/usage/[keyId].tsx";
-import * as $36 from "./routes/settings/usage/index.tsx";
-import * as $37 from "./routes/v1/kernels/[kernel]/render.ts";
+import * as $11 from "./routes/docs/[name].tsx";
+import * as $12 from "./routes/docs/index.tsx";
+import * as $13 from "./routes/healthz.ts";
+import * as $14 from "./routes/index.tsx";
+import * as $15 from "./routes/metrics.ts";
+import * as $16 from "./routes/openapi.json.ts";
+import * as $17 from "./routes/problems/[code].ts";
+import * as $18 from "./routes/readyz.ts";
+import * as $19 from "./routes/sdk/v1/configurations/index.ts";
+import * as $20 from "./routes/sdk/v1/configurations/verify.ts";
+import * as $21 from "./routes/sdk/v1/embed.js.ts";
+import * as $22 from "./routes/sdk/v1/preact.js.ts";
+import * as $23 from "./routes/sdk/v1/pyodide/[version]/[file].ts";
+import * as $24 from "./routes/sdk/v1/python/[file].ts";
+import * as $25 from "./routes/sdk/v1/types/[...path].ts";
+import * as $26 from "./routes/settings/_middleware.ts";
+import * as $27 from "./routes/settings/audit.tsx";
+import * as $28 from "./routes/settings/index.ts";
+import * as $29 from "./routes/settings/keys/[keyId]/index.tsx";
+import * as $30 from "./routes/settings/keys/[keyId]/revoke.ts";
+import * as $31 from "./routes/settings/keys/[keyId]/roll.tsx";
+import * as $32 from "./routes/settings/keys/index.tsx";
+import * as $33 from "./routes/settings/keys/new.tsx";
+import * as $34 from "./routes/settings/members.tsx";
+import * as $35 from "./routes/settings/projects/[slug]/index.tsx";
+import * as $36 from "./routes/settings/projects/index.tsx";
+import * as $37 from "./routes/settings/usage/[keyId].tsx";
+import * as $38 from "./routes/settings/usage/index.tsx";
+import * as $39 from "./routes/v1/kernels/[kernel]/render.ts";
 import * as $$0 from "./islands/Configurator.tsx";
 import * as $$1 from "./islands/ConfiguratorProvider.tsx";
 import * as $$2 from "./islands/ParameterForm.tsx";
@@ -59,33 +61,35 @@ const manifest: Manifest = {
     "./routes/auth/signup.tsx": $8,
     "./routes/configurator/[project]/index.tsx": $9,
     "./routes/configurator/[project]/session-token.ts": $10,
-    "./routes/healthz.ts": $11,
-    "./routes/index.tsx": $12,
-    "./routes/metrics.ts": $13,
-    "./routes/openapi.json.ts": $14,
-    "./routes/problems/[code].ts": $15,
-    "./routes/readyz.ts": $16,
-    "./routes/sdk/v1/configurations/index.ts": $17,
-    "./routes/sdk/v1/configurations/verify.ts": $18,
-    "./routes/sdk/v1/embed.js.ts": $19,
-    "./routes/sdk/v1/preact.js.ts": $20,
-    "./routes/sdk/v1/pyodide/[version]/[file].ts": $21,
-    "./routes/sdk/v1/python/[file].ts": $22,
-    "./routes/sdk/v1/types/[...path].ts": $23,
-    "./routes/settings/_middleware.ts": $24,
-    "./routes/settings/audit.tsx": $25,
-    "./routes/settings/index.ts": $26,
-    "./routes/settings/keys/[keyId]/index.tsx": $27,
-    "./routes/settings/keys/[keyId]/revoke.ts": $28,
-    "./routes/settings/keys/[keyId]/roll.tsx": $29,
-    "./routes/settings/keys/index.tsx": $30,
-    "./routes/settings/keys/new.tsx": $31,
-    "./routes/settings/members.tsx": $32,
-    "./routes/settings/projects/[slug]/index.tsx": $33,
-    "./routes/settings/projects/index.tsx": $34,
-    "./routes/settings/usage/[keyId].tsx": $35,
-    "./routes/settings/usage/index.tsx": $36,
-    "./routes/v1/kernels/[kernel]/render.ts": $37,
+    "./routes/docs/[name].tsx": $11,
+    "./routes/docs/index.tsx": $12,
+    "./routes/healthz.ts": $13,
+    "./routes/index.tsx": $14,
+    "./routes/metrics.ts": $15,
+    "./routes/openapi.json.ts": $16,
+    "./routes/problems/[code].ts": $17,
+    "./routes/readyz.ts": $18,
+    "./routes/sdk/v1/configurations/index.ts": $19,
+    "./routes/sdk/v1/configurations/verify.ts": $20,
+    "./routes/sdk/v1/embed.js.ts": $21,
+    "./routes/sdk/v1/preact.js.ts": $22,
+    "./routes/sdk/v1/pyodide/[version]/[file].ts": $23,
+    "./routes/sdk/v1/python/[file].ts": $24,
+    "./routes/sdk/v1/types/[...path].ts": $25,
+    "./routes/settings/_middleware.ts": $26,
+    "./routes/settings/audit.tsx": $27,
+    "./routes/settings/index.ts": $28,
+    "./routes/settings/keys/[keyId]/index.tsx": $29,
+    "./routes/settings/keys/[keyId]/revoke.ts": $30,
+    "./routes/settings/keys/[keyId]/roll.tsx": $31,
+    "./routes/settings/keys/index.tsx": $32,
+    "./routes/settings/keys/new.tsx": $33,
+    "./routes/settings/members.tsx": $34,
+    "./routes/settings/projects/[slug]/index.tsx": $35,
+    "./routes/settings/projects/index.tsx": $36,
+    "./routes/settings/usage/[keyId].tsx": $37,
+    "./routes/settings/usage/index.tsx": $38,
+    "./routes/v1/kernels/[kernel]/render.ts": $39,
   },
   islands: {
     "./islands/Configurator.tsx": $$0,

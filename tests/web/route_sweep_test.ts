@@ -143,6 +143,7 @@ Deno.test("route sweep - no route × method × identity answers a 5xx", async ()
       code: [Object.keys(ERROR_CODES)[0], ...bogus],
       version: [PYODIDE_VERSION, ...bogus],
       file: ["pyodide.mjs", "worker.js", "cadparam.json", ...bogus],
+      name: ["api", "embedding", ...bogus],
     };
     const anonymous: Identity = {
       name: "anonymous",
