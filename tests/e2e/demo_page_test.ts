@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { startTestServer } from "../_helpers/server.ts";
+import { readExamples } from "@/lib/hub/demo_seed.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
+import { modelPixels } from "./storefront_fixture.ts";
 
 Deno.test({
   name: "e2e - the demo page mints a token through the browser flow",
@@ -23,6 +25,83 @@ Deno.test({
       assert.equal(claims.aud, "kernel-api");
       assert.equal(claims.project, server.demo.projectSlug);
       await page.screenshot({ path: `${ARTIFACTS}demo_page.png`, fullPage: true });
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "e2e - the demo page shows a live model, every example in its gallery, sign-up and docs",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    const server = await startTestServer({ env: { SEED_DEMO: "true" } });
+    const browser = await launchBrowser();
+    try {
+      const examples = (await readExamples()).map((e) => e.title).sort();
+      for (
+        const [name, viewport] of [["desktop", { width: 1440, height: 900 }], ["mobile", {
+          width: 390,
+          height: 844,
+        }]] as const
+      ) {
+        await t.step(`${name}: the first load draws the demo project`, async () => {
+          const page = await browser.newPage({ viewport });
+          const errors: string[] = [];
+          page.on("pageerror", (e) => errors.push(String(e)));
+          await page.goto(`${server.url}/`);
+          await page.locator('.cad-configurator[data-render-status="ready"]').waitFor({
+            timeout: 60_000,
+          });
+          await page.waitForTimeout(300);
+          const { drawn, total } = await modelPixels(page);
+          assert.ok(drawn > total * 0.02, `the model covers pixels (${drawn} of ${total})`);
+          const titles = await page.locator(".gallery__card .gallery__title").allTextContents();
+          assert.deepEqual(titles.map((x) => x.replace(/Python$/, "").trim()).sort(), examples);
+          for (const href of ["/auth/signup", "/auth/signin", "/docs"]) {
+            assert.ok(await page.locator(`a[href="${href}"]`).first().isVisible(), href);
+          }
+          const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+          assert.ok(scrollWidth <= viewport.width, `no sideways scroll (${scrollWidth})`);
+          await page.screenshot({ path: `${ARTIFACTS}demo_page_${name}.png` });
+          assert.deepEqual(errors, []);
+          await page.close();
+        });
+      }
+      await t.step("the gallery puts another example on the stage", async () => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+        await page.goto(`${server.url}/`);
+        await page.click('.gallery__card[data-project="vase"]');
+        await page.waitForURL(/\?project=vase/);
+        assert.equal(await page.locator(".live__head h2").textContent(), "Vase");
+        await page.locator('.cad-configurator[data-render-status="ready"]').waitFor({
+          timeout: 60_000,
+        });
+        await page.waitForTimeout(300);
+        const { drawn, total } = await modelPixels(page);
+        assert.ok(drawn > total * 0.02, `the vase covers pixels (${drawn} of ${total})`);
+        assert.equal(
+          await page.locator('.gallery__card[aria-current="true"]').getAttribute("data-project"),
+          "vase",
+        );
+        await page.screenshot({ path: `${ARTIFACTS}demo_page_vase.png` });
+        await page.close();
+      });
+      await t.step("the docs open from the page", async () => {
+        const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+        await page.goto(`${server.url}/`);
+        await page.click('a[href="/docs/embedding"] >> nth=0');
+        assert.equal(
+          await page.locator(".doc__body h1").first().textContent(),
+          "Embedding the configurator",
+        );
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(scrollWidth <= 390, `no sideways scroll (${scrollWidth})`);
+        await page.screenshot({ path: `${ARTIFACTS}docs_embedding_mobile.png` });
+        await page.close();
+      });
     } finally {
       await browser.close();
       await server.close();

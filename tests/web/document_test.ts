@@ -150,7 +150,9 @@ Deno.test("document - every page kind's policy, as the app answers it", async (t
     const table: Array<[string, () => Promise<Response>, number, string, string | null]> = [
       ["settings page", () => settings.get("/settings/keys"), 200, PAGE, "DENY"],
       ["sign-in", () => app.request("/auth/signin"), 200, PAGE, "DENY"],
-      ["demo page /", () => app.request("/"), 200, PAGE, "DENY"],
+      // The demo page hosts the Configurator island: an island page, framed by nobody.
+      ["demo page /", () => app.request("/"), 200, ISLANDS("", "'none'"), null],
+      ["a doc page", () => app.request("/docs/api"), 200, PAGE, "DENY"],
       [
         "hosted configurator: framed by the key's origins",
         () => app.request(`/configurator/wall-bracket?key=${record.keyId}`),
