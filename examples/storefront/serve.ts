@@ -7,9 +7,14 @@
  *   signature against the hub's JWKS (`/.well-known/jwks.json`).
  *
  * Run: deno run -A examples/storefront/serve.ts --hub http://localhost:8000 --key <keyId>
- *        [--project wall-bracket] [--port 8100] [--secret sdk_<keyId>_<secret>]
+ *        [--project wall-bracket] [--port 8100] [--secret sdk_<keyId>_<secret> | --secret -]
+ *
+ * `--secret -` reads the partner key from standard input: the key itself, or the JSON that
+ * `deno task hub key create` prints, so the two can be piped (the start banner prints that line).
+ * At start it mints once from its own origin and says plainly whether the key allows it.
  */
 import { verifyConfiguration } from "../../lib/hub/configuration_signature.ts";
+import { DEMO_STOREFRONT_PORT } from "../../lib/hub/demo_seed.ts";
 
 /** What the storefront needs to know. */
 export interface StorefrontOptions {
@@ -54,7 +59,7 @@ export async function serveStorefront(
   let listening!: (addr: Deno.NetAddr) => void;
   const ready = new Promise<Deno.NetAddr>((r) => (listening = r));
   const server = Deno.serve({
-    port: options.port ?? 8100,
+    port: options.port ?? DEMO_STOREFRONT_PORT,
     hostname: options.hostname ?? "127.0.0.1",
     signal: ac.signal,
     onListen: (addr) => listening(addr as Deno.NetAddr),
@@ -161,20 +166,97 @@ async function addToCart(options: StorefrontOptions, req: Request): Promise<Resp
   }
 }
 
+/**
+ * The partner key given as `--secret`: `-` reads standard input, which holds the key or
+ * `deno task hub key create`'s JSON (`{"key": "sdk_…", …}`).
+ */
+export function secretFromInput(text: string): string {
+  const trimmed = text.trim();
+  const json = trimmed.startsWith("{") ? JSON.parse(trimmed) : null;
+  const key = json ? json.key : trimmed.split(/\s+/).at(-1);
+  if (typeof key !== "string" || !/^sdk_[a-z0-9]+_[A-Za-z0-9_-]+$/.test(key)) {
+    throw new Error("standard input holds no partner key (sdk_<keyId>_<secret>)");
+  }
+  return key;
+}
+
+/**
+ * Tries both flows once from `origin`, as the pages will: a browser-flow mint with the page's
+ * `Origin`, and a server-flow mint when a secret is configured. Returns one line per flow.
+ */
+export async function checkStorefrontFlows(
+  options: StorefrontOptions,
+  origin: string,
+): Promise<{ ok: boolean; lines: string[] }> {
+  const lines: string[] = [];
+  let ok = true;
+  let browser: Response;
+  try {
+    browser = await fetch(`${options.hubUrl}/api/v1/sdk/session-tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin },
+      body: JSON.stringify({ keyId: options.keyId, projectId: options.project }),
+    });
+  } catch (err) {
+    return { ok: false, lines: [`The hub at ${options.hubUrl} does not answer (${err}).`] };
+  }
+  const body = await browser.json().catch(() => ({}));
+  if (browser.ok) lines.push(`browser flow: key ${options.keyId} allows ${origin}`);
+  else {
+    ok = false;
+    lines.push(
+      `browser flow refused: ${body.code ?? browser.status} — ${body.detail ?? ""}`,
+      body.code === "origin_not_allowed"
+        ? `  Add ${origin} to the allowed origins of key ${options.keyId} (${options.hubUrl}/settings/keys), ` +
+          `or use the demo key that deno task start prints (it allows ${origin} on port ${DEMO_STOREFRONT_PORT}).`
+        : `  Check the key id and project (${options.project}).`,
+    );
+  }
+  if (options.secretKey) {
+    const server = await mintServerToken(options, origin);
+    const sbody = await server.json().catch(() => ({}));
+    if (server.ok) lines.push(`server flow: the secret key mints for ${origin}`);
+    else {
+      ok = false;
+      lines.push(`server flow refused: ${sbody.code ?? server.status} — ${sbody.detail ?? ""}`);
+    }
+  } else {
+    lines.push("server flow: off (no --secret); server-flow.html shows no model");
+  }
+  return { ok, lines };
+}
+
 if (import.meta.main) {
   const args = Object.fromEntries(
     Deno.args.flatMap((a, i, all) => a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : []),
   );
   if (!args.hub || !args.key) {
-    console.error("usage: serve.ts --hub <hub url> --key <keyId> [--project slug] [--port n]");
+    console.error(
+      "usage: serve.ts --hub <hub url> --key <keyId> [--project slug] [--port n] [--secret <key>|-]",
+    );
     Deno.exit(2);
   }
-  const shop = await serveStorefront({
+  let secretKey = args.secret;
+  if (secretKey === "-") {
+    try {
+      secretKey = secretFromInput(await new Response(Deno.stdin.readable).text());
+    } catch (err) {
+      console.error(`--secret -: ${err instanceof Error ? err.message : err}`);
+      Deno.exit(2);
+    }
+  }
+  const options: StorefrontOptions = {
     hubUrl: args.hub.replace(/\/+$/, ""),
     keyId: args.key,
     project: args.project ?? "wall-bracket",
-    secretKey: args.secret,
-    port: Number(args.port ?? 8100),
-  });
-  console.log(`storefront on ${shop.origin} (add it to the key's allowed origins)`);
+    secretKey,
+    port: Number(args.port ?? DEMO_STOREFRONT_PORT),
+  };
+  const shop = await serveStorefront(options);
+  const check = await checkStorefrontFlows(options, shop.origin);
+  console.log(`storefront on ${shop.origin}
+  ${shop.origin}/                  the <cad-configurator> element (browser flow)
+  ${shop.origin}/iframe.html       the hosted configurator in an iframe
+  ${shop.origin}/server-flow.html  a token minted by this server with the secret key
+${check.lines.map((l) => `  ${l}`).join("\n")}`);
 }
