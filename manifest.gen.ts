@@ -37,10 +37,11 @@ import * as $32 from "./routes/settings/keys/index.tsx";
 import * as $33 from "./routes/settings/keys/new.tsx";
 import * as $34 from "./routes/settings/members.tsx";
 import * as $35 from "./routes/settings/projects/[slug]/index.tsx";
-import * as $36 from "./routes/settings/projects/index.tsx";
-import * as $37 from "./routes/settings/usage/[keyId].tsx";
-import * as $38 from "./routes/settings/usage/index.tsx";
-import * as $39 from "./routes/v1/kernels/[kernel]/render.ts";
+import * as $36 from "./routes/settings/projects/[slug]/keys.ts";
+import * as $37 from "./routes/settings/projects/index.tsx";
+import * as $38 from "./routes/settings/usage/[keyId].tsx";
+import * as $39 from "./routes/settings/usage/index.tsx";
+import * as $40 from "./routes/v1/kernels/[kernel]/render.ts";
 import * as $$0 from "./islands/Configurator.tsx";
 import * as $$1 from "./islands/ConfiguratorProvider.tsx";
 import * as $$2 from "./islands/ParameterForm.tsx";
@@ -86,10 +87,11 @@ const manifest: Manifest = {
     "./routes/settings/keys/new.tsx": $33,
     "./routes/settings/members.tsx": $34,
     "./routes/settings/projects/[slug]/index.tsx": $35,
-    "./routes/settings/projects/index.tsx": $36,
-    "./routes/settings/usage/[keyId].tsx": $37,
-    "./routes/settings/usage/index.tsx": $38,
-    "./routes/v1/kernels/[kernel]/render.ts": $39,
+    "./routes/settings/projects/[slug]/keys.ts": $36,
+    "./routes/settings/projects/index.tsx": $37,
+    "./routes/settings/usage/[keyId].tsx": $38,
+    "./routes/settings/usage/index.tsx": $39,
+    "./routes/v1/kernels/[kernel]/render.ts": $40,
   },
   islands: {
     "./islands/Configurator.tsx": $$0,

@@ -205,8 +205,27 @@ export function openApiDocument(
         get: {
           operationId: "getProject",
           summary: "The current (or a named) version of a published project: template and schema",
+          description: "Slugs are unique per partner, not globally: `key` (a publishable keyId " +
+            "of the partner) or `partner` (a partner id, the `partner` claim of a session token) " +
+            "names whose project is meant. Without either, the slug alone must name exactly one " +
+            "published project; when several partners have published it the answer is 409 " +
+            "`project_ambiguous`.",
           parameters: [
             pathParam("slug"),
+            {
+              name: "key",
+              in: "query",
+              required: false,
+              description: "A publishable keyId of the partner (not the secret key).",
+              schema: { type: "string" },
+            },
+            {
+              name: "partner",
+              in: "query",
+              required: false,
+              description: "The partner id (a session token's `partner` claim). Not with `key`.",
+              schema: { type: "string" },
+            },
             {
               name: "version",
               in: "query",
@@ -228,8 +247,13 @@ export function openApiDocument(
             },
             "304": { description: "The ETag matches If-None-Match." },
             ...problems({
-              unknown_project_version: "No such project or version.",
-              validation_failed: "`version` is not a positive integer.",
+              unknown_project_version: "No such project or version (of the named partner).",
+              validation_failed:
+                "`version` is not a positive integer, or both `key` and `partner`.",
+              unknown_key: "`key` is not a keyId of any partner.",
+              key_revoked: "`key` was revoked.",
+              project_ambiguous:
+                "No `key` or `partner`, and several partners have published this slug.",
             }),
           },
         },

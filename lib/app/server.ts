@@ -12,6 +12,7 @@ import { Metrics } from "../ops/metrics.ts";
 import { MemoryBudgetStore, RedisBudgetStore } from "../render/budget.ts";
 import { closeRedis, connectRedis } from "../redis/client.ts";
 import { openKv } from "../store/kv.ts";
+import { migrateGlobalProjects } from "../store/project_scope_migration.ts";
 import { createApp } from "./app.ts";
 import { SignInThrottle } from "../auth/sign_in_throttle.ts";
 import { UsageRecorder } from "../hub/usage.ts";
@@ -49,6 +50,16 @@ export async function buildDeps(
     : new MemoryBudgetStore(clock);
   // Once per store, before any replica loads: revocations made before the log existed.
   await backfillRevocations(kv, { redis, prefix: config.redisPrefix, now: clock(), log });
+  // Before anything reads a project: stores written when slugs were global move to their partner.
+  const migrated = await migrateGlobalProjects(kv);
+  if (migrated.moved.length) {
+    log.info("projects moved to per-partner slugs", { projects: migrated.moved.length });
+  }
+  if (migrated.conflicts.length) {
+    log.warn("old project records left in place: their partner has the slug already", {
+      slugs: migrated.conflicts,
+    });
+  }
   const hub = config.role === "kernel"
     ? undefined
     : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });

@@ -5,7 +5,7 @@
  */
 import { AppError } from "../http/problem.ts";
 import type { Account } from "../store/accounts.ts";
-import { getProject, listPartnerProjectSlugs, type Project } from "../store/projects.ts";
+import { getProject, listPartnerProjects, type Project } from "../store/projects.ts";
 import { getSdkKey, type SdkKeyRecord } from "../store/sdk_keys.ts";
 
 /** The key `keyId` when it belongs to the account's partner; else `not_found`. */
@@ -19,7 +19,9 @@ export async function ownKey(kv: Deno.Kv, account: Account, keyId: string): Prom
 
 /** The project `slug` when it belongs to the account's partner; else `not_found`. */
 export async function ownProject(kv: Deno.Kv, account: Account, slug: string): Promise<Project> {
-  const project = slug.length <= 64 ? await getProject(kv, slug) : null;
+  const project = slug.length <= 64
+    ? await getProject(kv, { partnerId: account.partnerId, slug })
+    : null;
   if (!project || project.partnerId !== account.partnerId) {
     throw new AppError("not_found", "No such project in your account.");
   }
@@ -33,10 +35,5 @@ export function requireOwner(account: Account): void {
 
 /** The account's partner's projects, by slug. */
 export async function partnerProjects(kv: Deno.Kv, partnerId: string): Promise<Project[]> {
-  const out: Project[] = [];
-  for (const slug of await listPartnerProjectSlugs(kv, partnerId)) {
-    const p = await getProject(kv, slug);
-    if (p) out.push(p);
-  }
-  return out;
+  return await listPartnerProjects(kv, partnerId);
 }

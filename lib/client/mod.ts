@@ -32,7 +32,7 @@ export {
   RenderError,
   type RenderErrorCode,
 } from "./problem.ts";
-export { type LoadedProject, ProjectLoader } from "./project_loader.ts";
+export { type LoadedProject, ProjectLoader, type ProjectScope } from "./project_loader.ts";
 export {
   PYODIDE_VERSION,
   PythonRuntime,

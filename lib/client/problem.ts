@@ -70,6 +70,10 @@ export const RENDER_PROBLEM_CODES = [
   "quota_exceeded",
   "unknown_kernel",
   "unknown_project_version",
+  // The project read names its partner by keyId (docs/api.md, Projects).
+  "unknown_key",
+  "key_revoked",
+  "project_ambiguous",
   "invalid_dag",
   "invalid_parameters",
   "render_failed",

@@ -1,6 +1,8 @@
 /**
- * Loading a published project (`GET /api/v1/projects/<slug>[?version=n]`, public, no token): the
- * DAG template and the parameter schema the client substitutes into. Answers are kept with their
+ * Loading a published project (`GET /api/v1/projects/<slug>[?key=…|?partner=…][&version=n]`,
+ * public, no token): the DAG template and the parameter schema the client substitutes into. Slugs
+ * are unique per partner, so the request names the partner: by the publishable keyId (browser
+ * flow) or by the session token's `partner` claim (server flow). Answers are kept with their
  * `ETag` and revalidated with `If-None-Match`, so a remount or a version check costs a 304.
  *
  * Runs in browsers: no Deno APIs here.
@@ -29,6 +31,15 @@ export interface LoadedProject {
   schemaDocument: unknown;
 }
 
+/**
+ * Whose project a slug means: a publishable keyId of the partner (`key`), or the partner id
+ * (`partner`, a session token's claim). Neither: the slug must name one published project.
+ */
+export interface ProjectScope {
+  key?: string;
+  partner?: string;
+}
+
 /** Answers kept for revalidation (one per slug and version asked for). */
 const MAX_KEPT = 16;
 
@@ -38,7 +49,7 @@ const MAX_KEPT = 16;
  * @example
  * ```ts
  * const loader = new ProjectLoader({ baseUrl: "https://kernel.example.com" });
- * const project = await loader.load("wall-bracket");
+ * const project = await loader.load("wall-bracket", undefined, { key: keyId });
  * ```
  */
 export class ProjectLoader {
@@ -55,17 +66,23 @@ export class ProjectLoader {
   }
 
   /**
-   * The project's current version, or `version`. Rejects with `RenderError`:
-   * `unknown_project_version` (404), `network_error`, `invalid_response`, or
+   * The project's current version, or `version`, of the partner `scope` names. Rejects with
+   * `RenderError`: `unknown_project_version` (404), `project_ambiguous` (409: no scope, and
+   * several partners publish this slug), `unknown_key`, `network_error`, `invalid_response`, or
    * `invalid_parameter_schema` when the published schema does not validate.
    */
-  async load(slug: string, version?: number): Promise<LoadedProject> {
+  async load(slug: string, version?: number, scope: ProjectScope = {}): Promise<LoadedProject> {
     if (typeof slug !== "string" || slug === "") throw new TypeError("slug must be a string");
     if (version !== undefined && !(Number.isSafeInteger(version) && version >= 1)) {
       throw new TypeError("version must be a positive integer");
     }
+    const query = new URLSearchParams();
+    // One of the two: the keyId is what the browser flow holds, and it is checked by the hub.
+    if (scope.key) query.set("key", scope.key);
+    else if (scope.partner) query.set("partner", scope.partner);
+    if (version !== undefined) query.set("version", String(version));
     const url = `${this.#baseUrl}/api/v1/projects/${encodeURIComponent(slug)}` +
-      (version === undefined ? "" : `?version=${version}`);
+      (query.size ? `?${query}` : "");
     const kept = this.#kept.get(url);
     const headers: Record<string, string> = { accept: "application/json" };
     if (kept) headers["if-none-match"] = kept.etag;

@@ -35,15 +35,17 @@ import {
   RenderError,
   renderErrorFromDag,
 } from "./problem.ts";
-import { type LoadedProject, ProjectLoader } from "./project_loader.ts";
+import { type LoadedProject, ProjectLoader, type ProjectScope } from "./project_loader.ts";
 import { assembleResult, type RenderResult } from "./render_result.ts";
 import type { SessionClient } from "./session_client.ts";
 
-/** What the render client needs from the session (a `SessionClient` has it all). */
-export type RenderSession = Pick<
-  SessionClient,
-  "flow" | "getToken" | "refreshSessionToken" | "reportTokenExpired"
->;
+/**
+ * What the render client needs from the session (a `SessionClient` has it all); `projectScope`
+ * names the partner whose project `loadProject` reads when no scope is given.
+ */
+export type RenderSession =
+  & Pick<SessionClient, "flow" | "getToken" | "refreshSessionToken" | "reportTokenExpired">
+  & Partial<Pick<SessionClient, "projectScope">>;
 
 /** What a viewer shows: the request status, the last good scene, and the budget left. */
 export type RenderState =
@@ -189,10 +191,20 @@ export class RenderClient {
 
   /**
    * Loads the project's current version (or `version`) and makes it the one `render` uses.
-   * Revalidates with the ETag of an earlier answer. Rejects with `RenderError`.
+   * `scope` names the partner (slugs are unique per partner): `{ key: keyId }` or `{ partner }`;
+   * by default the session's (its keyId, or its token's `partner` claim). Revalidates with the
+   * ETag of an earlier answer. Rejects with `RenderError`.
    */
-  async loadProject(slug: string, version?: number): Promise<LoadedProject> {
-    const project = await this.#projects.load(slug, version);
+  async loadProject(
+    slug: string,
+    version?: number,
+    scope?: ProjectScope,
+  ): Promise<LoadedProject> {
+    const project = await this.#projects.load(
+      slug,
+      version,
+      scope ?? this.#session.projectScope,
+    );
     if (!this.#disposed) this.#project = project;
     return project;
   }

@@ -38,7 +38,7 @@ import {
   isRetryableStatus,
   type RetryOptions,
 } from "./retry_policy.ts";
-import { readTokenTimes } from "./token_payload.ts";
+import { readTokenPartner, readTokenTimes } from "./token_payload.ts";
 
 /** The session-token status a UI shows (spec 3, `tokenStatus`). */
 export type SessionStatus =
@@ -283,6 +283,16 @@ export class SessionClient extends EventTarget {
       this.#held = undefined;
       if (this.#inflight === undefined) this.#status.value = { state: "loading" };
     }
+  }
+
+  /**
+   * Whose project the slug means when it is loaded (slugs are unique per partner): the keyId in
+   * the browser flow, the token's `partner` claim (unverified) in the server flow.
+   */
+  get projectScope(): { key?: string; partner?: string } {
+    if (this.#browser) return { key: this.#browser.keyId };
+    const partner = this.#provided === undefined ? undefined : readTokenPartner(this.#provided);
+    return partner === undefined ? {} : { partner };
   }
 
   /**

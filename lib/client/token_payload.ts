@@ -58,3 +58,19 @@ export function readTokenOrigin(token: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The `partner` claim of an `sv1.` token, or undefined. Unverified: only used to name whose
+ * public project to load (slugs are unique per partner), never to decide anything.
+ */
+export function readTokenPartner(token: string): string | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3 || parts[0] !== "sv1") return undefined;
+  try {
+    const json = new TextDecoder().decode(decodeBase64(parts[1], { url: true }));
+    const partner = (JSON.parse(json) as Record<string, unknown>)?.partner;
+    return typeof partner === "string" ? partner : undefined;
+  } catch {
+    return undefined;
+  }
+}

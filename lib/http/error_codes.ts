@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   unknown_partner: { status: 404, title: "No such partner" },
   unknown_project: { status: 422, title: "A project is not one of the partner's projects" },
   project_exists: { status: 409, title: "A project with this slug already exists" },
+  project_ambiguous: {
+    status: 409,
+    title: "Several partners have a project with this slug: name the partner",
+  },
   // Settings: accounts, sessions, CSRF
   session_required: { status: 401, title: "Sign in to use the settings" },
   sign_in_failed: { status: 401, title: "The email or password is not correct" },

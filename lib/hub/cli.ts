@@ -29,9 +29,10 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; help: string 
     help: "Creates an empty project of a partner; publish a version with `project publish`.",
   },
   "project publish": {
-    synopsis: "project publish --slug <slug> --dir <dir>",
+    synopsis: "project publish --slug <slug> --dir <dir> [--partner <id>]",
     help: "Publishes a new version from <dir>: parameters.schema.json + template.dag.json\n" +
-      "(template mode) or parameters.schema.json + design.py (python mode).",
+      "(template mode) or parameters.schema.json + design.py (python mode). Slugs are per\n" +
+      "partner: --partner is needed when several partners have a project <slug>.",
   },
   "key create": {
     synopsis:
@@ -214,7 +215,10 @@ export async function runCli(
       const slug = one(opts, "slug");
       const dir = one(opts, "dir");
       // template.dag.json + parameters.schema.json, or design.py + parameters.schema.json.
-      const meta = await publishProject(kv, slug, await readProjectDir(dir), { now: clock() });
+      const meta = await publishProject(kv, slug, await readProjectDir(dir), {
+        partnerId: typeof opts.partner === "string" && opts.partner ? opts.partner : undefined,
+        now: clock(),
+      });
       return { slug, version: meta.version };
     }
     case "token revoke": {

@@ -79,7 +79,11 @@ export async function signConfigurationRequest(
     );
   }
   const body = validate(ConfigurationBody, input.body);
-  const version = await getProjectVersion(deps.kv, claims.project, body.version);
+  const version = await getProjectVersion(
+    deps.kv,
+    { partnerId: claims.partner, slug: claims.project },
+    body.version,
+  );
   if (!version) {
     throw new AppError(
       "unknown_project_version",

@@ -135,11 +135,13 @@ export async function configuratorPageCheck(
       `The project "${project}" is not allowed for this key.`,
     );
   }
-  const version = await getProjectVersion(kv, project);
+  // The key's partner's project: slugs are unique per partner only.
+  const ref = { partnerId: key.partnerId, slug: project };
+  const version = await getProjectVersion(kv, ref);
   if (!version) {
     throw new AppError("unknown_project_version", `No project "${project}" is published.`);
   }
-  const info = await getProject(kv, project);
+  const info = await getProject(kv, ref);
   return {
     title: info?.title ?? project,
     allowedOrigins: [...key.allowedOrigins],

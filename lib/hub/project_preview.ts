@@ -9,6 +9,7 @@ import type { Scene } from "../dag/scene.ts";
 import { substitute } from "../dag/substitute.ts";
 import { AppError } from "../http/problem.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
+import type { ProjectRef } from "../store/projects.ts";
 
 /** What the preview shows. */
 export interface ProjectPreview {
@@ -20,22 +21,27 @@ export interface ProjectPreview {
 }
 
 /**
- * Evaluates the current (or given) version of `slug` at its defaults.
+ * Evaluates the current (or given) version of the partner's project at its defaults.
  *
  * @example
  * ```ts
- * const p = await previewProject(kv, (dag) => render.evaluate(dag), "wall-bracket");
+ * const p = await previewProject(kv, (dag) => render.evaluate(dag), { partnerId, slug: "wall-bracket" });
  * p.triangles;
  * ```
  */
 export async function previewProject(
   kv: Deno.Kv,
   evaluate: (dag: Dag) => Promise<Scene>,
-  slug: string,
+  project: ProjectRef,
   version?: number,
 ): Promise<ProjectPreview> {
-  const v = await getProjectVersion(kv, slug, version);
-  if (!v) throw new AppError("unknown_project_version", `"${slug}" has no published version yet.`);
+  const v = await getProjectVersion(kv, project, version);
+  if (!v) {
+    throw new AppError(
+      "unknown_project_version",
+      `"${project.slug}" has no published version yet.`,
+    );
+  }
   const dag = substitute(v.template as Dag, validateParameterSchema(v.schema), {});
   const scene = await evaluate(dag);
   return {

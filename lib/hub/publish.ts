@@ -9,7 +9,7 @@ import { DagError } from "../dag/dag_errors.ts";
 import { validateDag } from "../kernel/dag_validate.ts";
 import { assertTemplateParameters, validateParameterSchema } from "../dag/parameter_schema.ts";
 import { templateHash, templateShape } from "../kernel/template_instance.ts";
-import { getProject } from "../store/projects.ts";
+import { getProject, type ProjectRef, resolveSlug } from "../store/projects.ts";
 import {
   type ProjectMode,
   type ProjectVersionMeta,
@@ -50,11 +50,13 @@ export function versionEtag(docs: ProjectDocuments): Promise<string> {
 }
 
 /**
- * Validates and publishes a new version of `slug` owned by `partnerId` (when given).
+ * Validates and publishes a new version of the project `slug` of `partnerId`. Without a
+ * `partnerId` (the operator CLI, tests) the slug alone must name one project: when several
+ * partners have it, `project_ambiguous`.
  *
  * @example
  * ```ts
- * const { version } = await publishProject(kv, "wall-bracket", { template, schema });
+ * const { version } = await publishProject(kv, "wall-bracket", { template, schema }, { partnerId });
  * ```
  */
 export async function publishProject(
@@ -63,10 +65,13 @@ export async function publishProject(
   docs: ProjectDocuments,
   options: { partnerId?: string; now?: number } = {},
 ): Promise<ProjectVersionMeta> {
-  const project = await getProject(kv, slug);
-  if (!project || (options.partnerId !== undefined && project.partnerId !== options.partnerId)) {
+  const project = options.partnerId !== undefined
+    ? await getProject(kv, { partnerId: options.partnerId, slug })
+    : await resolveSlug(kv, slug);
+  if (!project) {
     throw new AppError("unknown_project_version", `No project "${slug}" to publish to.`);
   }
+  const ref: ProjectRef = { partnerId: project.partnerId, slug };
   if (docs.mode !== "python" && looksLikeDag(docs.schema) && !looksLikeDag(docs.template)) {
     throw new AppError(
       "invalid_parameter_schema",
@@ -76,7 +81,7 @@ export async function publishProject(
     );
   }
   const schema = inFile("parameters.schema.json", () => validateParameterSchema(docs.schema));
-  if (docs.mode === "python") return await publishPython(kv, slug, docs, options.now);
+  if (docs.mode === "python") return await publishPython(kv, ref, docs, options.now);
   const template = inFile("template.dag.json", () => {
     const dag = validateDag(docs.template);
     assertTemplateParameters(dag, schema);
@@ -86,7 +91,7 @@ export async function publishProject(
   const hash = await templateHash(template);
   const etag = await versionEtag({ template, schema: docs.schema });
   return await publishProjectVersion(kv, {
-    slug,
+    ...ref,
     mode: docs.mode ?? "template",
     template,
     schema: docs.schema,
@@ -98,7 +103,7 @@ export async function publishProject(
 /** A python-mode version: the schema (already validated) and the design source, no template. */
 async function publishPython(
   kv: Deno.Kv,
-  slug: string,
+  ref: ProjectRef,
   docs: ProjectDocuments,
   now?: number,
 ): Promise<ProjectVersionMeta> {
@@ -121,7 +126,7 @@ async function publishPython(
     );
   }
   return await publishProjectVersion(kv, {
-    slug,
+    ...ref,
     mode: "python",
     template: null,
     schema: docs.schema,

@@ -305,6 +305,44 @@ export async function editSdkKey(
   });
 }
 
+/**
+ * Adds the partner's project `slug` to a key's allowed projects, or removes it, in one atomic
+ * update of the fresh record (a concurrent edit of the key's other settings is kept). Null when
+ * the key does not exist. Throws `not_found` (another partner's key), `key_revoked`,
+ * `unknown_project` (not a project of the partner), `validation_failed` (removing the key's last
+ * project).
+ *
+ * @example
+ * ```ts
+ * await setKeyProjectAllowed(kv, { partnerId, keyId, slug: "spur-gear", allowed: true });
+ * ```
+ */
+export async function setKeyProjectAllowed(
+  kv: Deno.Kv,
+  input: { partnerId: string; keyId: string; slug: string; allowed: boolean },
+  now = Date.now(),
+): Promise<SdkKeyRecord | null> {
+  await checkProjects(kv, input.partnerId, [input.slug]);
+  return await updateSdkKey(kv, input.keyId, (r) => {
+    if (r.partnerId !== input.partnerId) throw new AppError("not_found", "No such key.");
+    if (r.revokedAt !== null) {
+      throw new AppError("key_revoked", "A revoked key cannot be changed; create a new key.");
+    }
+    const has = r.allowedProjects.includes(input.slug);
+    if (has === input.allowed) return r;
+    const allowedProjects = input.allowed
+      ? [...r.allowedProjects, input.slug]
+      : r.allowedProjects.filter((p) => p !== input.slug);
+    if (allowedProjects.length === 0) {
+      throw new AppError(
+        "validation_failed",
+        `"${r.label}" allows only this project; a key needs at least one allowed project.`,
+      );
+    }
+    return { ...r, allowedProjects, updatedAt: now };
+  });
+}
+
 /** Longest grace period a rolled secret may keep working (7 days). */
 export const MAX_ROLL_GRACE_S = 7 * 24 * 60 * 60;
 

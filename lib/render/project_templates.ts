@@ -10,6 +10,7 @@ import {
   getProjectVersionMeta,
   type ProjectMode,
 } from "../store/project_versions.ts";
+import type { ProjectRef } from "../store/projects.ts";
 import type { Dag } from "../dag/dag_types.ts";
 import { type ParameterSchema, validateParameterSchema } from "../dag/parameter_schema.ts";
 
@@ -18,6 +19,7 @@ export const CURRENT_VERSION_TTL_MS = 5000;
 
 /** One project version ready for rendering. */
 export interface LoadedTemplate {
+  partnerId: string;
   slug: string;
   version: number;
   mode: ProjectMode;
@@ -38,26 +40,33 @@ export class ProjectTemplates {
     ttlResolution: 0,
   });
 
-  /** Reads `["projects", …]` and `["project_versions", …]` from `kv`. */
+  /** Reads the project records and versions (lib/store/project_versions.ts) from `kv`. */
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
   }
 
-  /** The given version of `slug` (the current one when `version` is undefined). */
-  async get(slug: string, version?: number): Promise<LoadedTemplate> {
-    let v = version ?? this.#current.get(slug);
+  /**
+   * The given version of the partner's project (the current one when `version` is undefined):
+   * the token's `partner` and `project` claims name it.
+   */
+  async get(ref: ProjectRef, version?: number): Promise<LoadedTemplate> {
+    const { slug } = ref;
+    // Slugs are unique per partner only; a partner id never contains "/".
+    const id = `${ref.partnerId}/${slug}`;
+    let v = version ?? this.#current.get(id);
     if (v === undefined) {
-      const meta = await getProjectVersionMeta(this.#kv, slug);
+      const meta = await getProjectVersionMeta(this.#kv, ref);
       if (!meta) throw notFound(slug);
       v = meta.version;
-      this.#current.set(slug, v);
+      this.#current.set(id, v);
     }
-    const key = `${slug}@${v}`;
+    const key = `${id}@${v}`;
     const cached = this.#versions.get(key);
     if (cached) return cached;
-    const stored = await getProjectVersion(this.#kv, slug, v);
+    const stored = await getProjectVersion(this.#kv, ref, v);
     if (!stored) throw notFound(slug, version);
     const loaded: LoadedTemplate = {
+      partnerId: ref.partnerId,
       slug,
       version: stored.version,
       mode: stored.mode,

@@ -130,7 +130,9 @@ export async function renderRequest(
     );
   }
   const text = decodeUtf8(input.body);
-  const memoKey = text === undefined ? undefined : CheckedBodies.key(claims.project, text);
+  const memoKey = text === undefined
+    ? undefined
+    : CheckedBodies.key(`${claims.partner}/${claims.project}`, text);
   const { checked, dag } = await checkBody(deps, claims, input.body, memoKey);
   // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
   const early = deps.cache.prefetch?.(checked.cacheKey);
@@ -219,7 +221,7 @@ async function rememberedBody(
   const known = deps.checkedBodies?.get(memoKey);
   if (!known) return undefined;
   try {
-    const project = await deps.templates.get(claims.project, known.requestedVersion);
+    const project = await deps.templates.get(projectOf(claims), known.requestedVersion);
     if (project.version === known.version && project.templateHash === known.templateHash) {
       return known;
     }
@@ -253,7 +255,7 @@ async function checkBodyNow(
   bytes: Uint8Array,
 ): Promise<FreshlyCheckedBody> {
   const body = validate(RenderBody, parseJsonBytes(bytes));
-  const project = await deps.templates.get(claims.project, body.version);
+  const project = await deps.templates.get(projectOf(claims), body.version);
   // A template project renders only instances of its template; a python-mode project renders
   // any concrete DAG its Python produced, under stricter limits (lib/kernel/python_mode.ts).
   const python = project.mode === "python" || project.template === null;
@@ -302,4 +304,9 @@ async function verify(
     }
     throw err;
   }
+}
+
+/** The project a token is for: its `partner` and `project` claims (slugs are per partner). */
+function projectOf(claims: SessionClaims): { partnerId: string; slug: string } {
+  return { partnerId: claims.partner, slug: claims.project };
 }

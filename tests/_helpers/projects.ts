@@ -24,7 +24,7 @@ export async function publishFixture(kv: Deno.Kv, partnerId: string, slug: strin
   await createProject(kv, { partnerId, slug, title: `Fixture ${name}` }).catch((err) => {
     if (err?.code !== "project_exists") throw err;
   });
-  return await publishProject(kv, slug, docs);
+  return await publishProject(kv, slug, docs, { partnerId });
 }
 
 /** The fixture's template with `values` substituted (defaults for the rest). */

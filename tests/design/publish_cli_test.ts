@@ -29,7 +29,7 @@ Deno.test("design - the publish CLI takes a template folder or a design.py folde
         slug,
         version: 1,
       });
-      const stored = await getProjectVersion(kv, slug);
+      const stored = await getProjectVersion(kv, { partnerId, slug });
       assert.equal(stored?.mode, mode);
       if (mode === "python") {
         assert.equal(stored?.source, await Deno.readTextFile(`${dir}/design.py`));
@@ -75,7 +75,7 @@ Deno.test("design - publishing with the two files swapped says so, and publishes
     assert.equal(err.extensions.reason, "files_swapped");
     assert.equal(err.extensions.file, "parameters.schema.json");
     assert.match(err.message, /swapped/);
-    assert.equal(await getProjectVersion(kv, slug), null);
+    assert.equal(await getProjectVersion(kv, { partnerId, slug }), null);
   } finally {
     kv.close();
     await Deno.remove(dir, { recursive: true });

@@ -83,7 +83,11 @@ Deno.test("design - a python-mode version stores its source and schema, and the 
     const f = await createKeyFixture(kv);
     const docs = await readProjectDir(SHELF);
     const meta = await publishProject(kv, f.project, docs);
-    const stored = await getProjectVersion(kv, f.project, meta.version);
+    const stored = await getProjectVersion(
+      kv,
+      { partnerId: f.partnerId, slug: f.project },
+      meta.version,
+    );
     assert.equal(stored?.mode, "python");
     assert.equal(stored?.source, docs.source);
     assert.equal(stored?.template, null);
@@ -208,12 +212,24 @@ Deno.test("design - the demo seed publishes the python-mode shelf and keeps a te
     assert.ok(seed.projects.includes("shelf"));
     assert.equal(seed.projectSlug, "spur-gear");
     assert.equal(seed.projects.at(-1), "shelf", "template projects come first");
-    assert.equal((await getProjectVersion(kv, "shelf"))?.mode, "python");
-    assert.equal((await getProjectVersion(kv, "vase"))?.mode, "template");
+    assert.equal(
+      (await getProjectVersion(kv, { partnerId: seed.partnerId, slug: "shelf" }))?.mode,
+      "python",
+    );
+    assert.equal(
+      (await getProjectVersion(kv, { partnerId: seed.partnerId, slug: "vase" }))?.mode,
+      "template",
+    );
     // A second start publishes nothing new (the etags match).
     await seedDemo(kv, ["http://localhost:8000"]);
-    assert.equal((await getProjectVersion(kv, "shelf"))?.version, 1);
-    assert.equal((await getProjectVersion(kv, "vase"))?.version, 1);
+    assert.equal(
+      (await getProjectVersion(kv, { partnerId: seed.partnerId, slug: "shelf" }))?.version,
+      1,
+    );
+    assert.equal(
+      (await getProjectVersion(kv, { partnerId: seed.partnerId, slug: "vase" }))?.version,
+      1,
+    );
   } finally {
     kv.close();
   }

@@ -81,7 +81,9 @@ Deno.test("authorization - partner A can neither see nor change partner B's keys
       assert.equal(publish.status, 404);
       await publish.body?.cancel();
       assert.deepEqual(await getSdkKey(kv, b.keyId), before, "B's key is unchanged");
-      assert.equal((await listProjectVersions(kv, b.project)).length, 1);
+      const bPartner = (await getSdkKey(kv, b.keyId))!.partnerId;
+      const bProject = { partnerId: bPartner, slug: b.project };
+      assert.equal((await listProjectVersions(kv, bProject)).length, 1);
       assert.equal((await getSdkKey(kv, a.keyId))!.allowedProjects[0], a.project);
     });
   } finally {

@@ -26,7 +26,7 @@ import { resolveManifest } from "@/lib/web/router.ts";
 import { PYODIDE_VERSION } from "@/lib/sdk/python_assets.ts";
 import manifest from "@/manifest.gen.ts";
 import { cadparam, PROJECTS } from "../design/_python.ts";
-import { finishedDag, readProjectFixture } from "../_helpers/projects.ts";
+import { finishedDag, publishFixture, readProjectFixture } from "../_helpers/projects.ts";
 import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";
 import {
   assemblyOf,
@@ -153,6 +153,11 @@ Deno.test("openapi - real answers of every documented operation, status and code
     const revoked = await own.client.post(`/settings/keys/${own.keyId}/revoke`, {});
     await revoked.body?.cancel();
     assert.equal(revoked.status, 303);
+
+    // Two partners that both publish one slug (slugs are unique per partner only).
+    const twin = `twin-${crypto.randomUUID().slice(0, 8)}`;
+    await publishFixture(kv, plate.partnerId, twin);
+    await publishFixture(kv, python.partnerId, twin);
 
     const signing = hub.keyring.signingKey();
     const now = Math.floor(Date.now() / 1000);
@@ -476,6 +481,31 @@ Deno.test("openapi - real answers of every documented operation, status and code
         "project: unknown",
         "unknown_project_version",
         () => req("GET", "/api/v1/projects/no-such-project"),
+      ],
+      [
+        "project: named by its key",
+        200,
+        () => req("GET", `/api/v1/projects/${twin}?key=${plate.keyId}`),
+      ],
+      [
+        "project: named by its partner",
+        200,
+        () => req("GET", `/api/v1/projects/${twin}?partner=${python.partnerId}&version=1`),
+      ],
+      [
+        "project: a slug two partners publish, no partner named",
+        "project_ambiguous",
+        () => req("GET", `/api/v1/projects/${twin}`),
+      ],
+      [
+        "project: an unknown key",
+        "unknown_key",
+        () => req("GET", `/api/v1/projects/${twin}?key=k${"a".repeat(20)}`),
+      ],
+      [
+        "project: a revoked key",
+        "key_revoked",
+        () => req("GET", `/api/v1/projects/${own.project}?key=${own.keyId}`),
       ],
       [
         "project: a bad version",

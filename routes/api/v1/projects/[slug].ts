@@ -1,10 +1,11 @@
 /**
- * GET /api/v1/projects/<slug> — the current (or `?version=n`) template and parameter schema (and
- * the design's Python source for a python-mode project).
+ * GET /api/v1/projects/<slug>[?key=<keyId>|?partner=<partnerId>][&version=n] — the current (or
+ * `version`) template and parameter schema (and the design's Python source for a python-mode
+ * project) of the partner's project. Slugs are unique per partner: `key` or `partner` names the
+ * partner; without either, the slug alone must name one published project (docs/api.md).
  */
 import { AppError } from "@/lib/http/problem.ts";
-import { getProject } from "@/lib/store/projects.ts";
-import { getProjectVersion } from "@/lib/store/project_versions.ts";
+import { readPublishedProject } from "@/lib/hub/project_read.ts";
 import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
@@ -18,17 +19,11 @@ export const handler: Handlers = {
         throw new AppError("validation_failed", "`version` must be a positive integer.");
       }
     }
-    const { kv } = ctx.var.deps;
-    const [project, published] = await Promise.all([
-      getProject(kv, slug),
-      getProjectVersion(kv, slug, version),
-    ]);
-    if (!project || !published) {
-      throw new AppError(
-        "unknown_project_version",
-        `No published project "${slug}"${version ? ` version ${version}` : ""}.`,
-      );
-    }
+    const { kv, hub } = ctx.var.deps;
+    const { project, published } = await readPublishedProject(kv, slug, {
+      key: ctx.req.query("key"),
+      partner: ctx.req.query("partner"),
+    }, { version, keys: hub?.keys });
     const etag = `"${published.etag.slice(0, 32)}-${published.version}"`;
     const headers = {
       etag,

@@ -3,6 +3,11 @@
  * (multipart: template.dag.json + parameters.schema.json) — publish a new version; POST with
  * `action=preview` — evaluate the current version at its defaults.
  */
+import {
+  type KeyAccessOutcome,
+  keyAccessOutcome,
+  ProjectKeyAccess,
+} from "@/components/settings/ProjectKeyAccess.tsx";
 import { CsrfField, ErrorBox, Notice, Shell, Snippet, When } from "@/components/settings/Shell.tsx";
 import { ownProject } from "@/lib/auth/ownership.ts";
 import {
@@ -20,6 +25,7 @@ import {
   type SnippetTarget,
 } from "@/lib/hub/embed_snippets.ts";
 import { previewProject, type ProjectPreview } from "@/lib/hub/project_preview.ts";
+import { type ProjectKeyChoice, projectKeyChoices } from "@/lib/hub/project_key_access.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
 import { listSdkKeys, type SdkKeyView } from "@/lib/hub/sdk_keys.ts";
 import { AppError, toAppError } from "@/lib/http/problem.ts";
@@ -46,6 +52,8 @@ interface ProjectData {
   publishError?: PublishError;
   preview?: ProjectPreview;
   previewError?: string;
+  keyChoices: ProjectKeyChoice[];
+  keyOutcome: KeyAccessOutcome;
 }
 
 async function load(ctx: RouteContext): Promise<ProjectData> {
@@ -59,11 +67,13 @@ async function load(ctx: RouteContext): Promise<ProjectData> {
   return {
     frame,
     project,
-    versions: (await listProjectVersions(kv, project.slug)).reverse(),
+    versions: (await listProjectVersions(kv, project)).reverse(),
     keys,
     selectedKey,
     baseUrl: siteBaseUrl(ctx),
     kernelUrl: siteKernelUrl(ctx),
+    keyChoices: await projectKeyChoices(kv, project),
+    keyOutcome: keyAccessOutcome((n) => ctx.req.query(n), ctx.req.queries("key_id") ?? []),
   };
 }
 
@@ -97,7 +107,7 @@ export const handler: Handlers = {
       const render = ctx.var.deps.render;
       try {
         if (!render) throw new AppError("service_unavailable", "This instance does not render.");
-        data.preview = await previewProject(kv, (dag) => render.evaluate(dag), data.project.slug);
+        data.preview = await previewProject(kv, (dag) => render.evaluate(dag), data.project);
       } catch (err) {
         const e = toAppError(err);
         if (e.code === "internal_error") throw err;
@@ -274,6 +284,13 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
           </section>
         )
         : null}
+
+      <ProjectKeyAccess
+        slug={project.slug}
+        csrf={frame.csrf}
+        keys={data.keyChoices}
+        outcome={data.keyOutcome}
+      />
 
       <section class="card">
         <h2>Embed</h2>
