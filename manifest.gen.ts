@@ -38,10 +38,11 @@ import * as $33 from "./routes/settings/keys/new.tsx";
 import * as $34 from "./routes/settings/members.tsx";
 import * as $35 from "./routes/settings/projects/[slug]/index.tsx";
 import * as $36 from "./routes/settings/projects/[slug]/keys.ts";
-import * as $37 from "./routes/settings/projects/index.tsx";
-import * as $38 from "./routes/settings/usage/[keyId].tsx";
-import * as $39 from "./routes/settings/usage/index.tsx";
-import * as $40 from "./routes/v1/kernels/[kernel]/render.ts";
+import * as $37 from "./routes/settings/projects/[slug]/publish-python.tsx";
+import * as $38 from "./routes/settings/projects/index.tsx";
+import * as $39 from "./routes/settings/usage/[keyId].tsx";
+import * as $40 from "./routes/settings/usage/index.tsx";
+import * as $41 from "./routes/v1/kernels/[kernel]/render.ts";
 import * as $$0 from "./islands/Configurator.tsx";
 import * as $$1 from "./islands/ConfiguratorProvider.tsx";
 import * as $$2 from "./islands/ParameterForm.tsx";
@@ -88,10 +89,11 @@ const manifest: Manifest = {
     "./routes/settings/members.tsx": $34,
     "./routes/settings/projects/[slug]/index.tsx": $35,
     "./routes/settings/projects/[slug]/keys.ts": $36,
-    "./routes/settings/projects/index.tsx": $37,
-    "./routes/settings/usage/[keyId].tsx": $38,
-    "./routes/settings/usage/index.tsx": $39,
-    "./routes/v1/kernels/[kernel]/render.ts": $40,
+    "./routes/settings/projects/[slug]/publish-python.tsx": $37,
+    "./routes/settings/projects/index.tsx": $38,
+    "./routes/settings/usage/[keyId].tsx": $39,
+    "./routes/settings/usage/index.tsx": $40,
+    "./routes/v1/kernels/[kernel]/render.ts": $41,
   },
   islands: {
     "./islands/Configurator.tsx": $$0,

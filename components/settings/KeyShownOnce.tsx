@@ -1,10 +1,14 @@
-/** The page that shows a new or rolled key's plaintext, once, with both flows' snippets. */
+/**
+ * The page that shows a new or rolled key's plaintext, once, with both flows' mint snippets and a
+ * link to each allowed project's embed snippets for this key.
+ */
 import {
   browserFlowSnippet,
   serverFlowCurl,
   serverFlowFetch,
   type SnippetTarget,
 } from "@/lib/hub/embed_snippets.ts";
+import { KeyEmbedLinks } from "./KeyEmbedLinks.tsx";
 import { Snippet, When } from "./Shell.tsx";
 
 /** Props of the show-once view. */
@@ -12,6 +16,8 @@ export interface KeyShownOnceProps {
   plaintext: string;
   target: SnippetTarget;
   rolled?: { graceUntil: number | null };
+  /** The key's allowed projects (their embed snippets are linked). */
+  projects?: Array<{ slug: string; title: string }>;
 }
 
 /** The plaintext key and ready snippets; the page is sent with `Cache-Control: no-store`. */
@@ -43,6 +49,7 @@ export function KeyShownOnce(p: KeyShownOnceProps) {
           )
           : null}
       </section>
+      <KeyEmbedLinks keyId={p.target.keyId} projects={p.projects ?? []} />
       <section class="card">
         <h2>Browser flow</h2>
         <p>

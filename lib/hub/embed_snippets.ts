@@ -1,13 +1,18 @@
 /**
  * Ready-to-paste snippets for the settings pages: both mint flows for a key, and the embeds of a
- * project (iframe, custom element, Preact/React). Every value is escaped for where it lands — HTML
- * attributes are entity-escaped, JavaScript gets JSON string literals, JSX gets expression
- * containers, shell words are single-quoted — so a slug, origin, title or URL can never break out
- * of the snippet.
+ * project (iframe, custom element, React from npm, and the server flow: the partner's backend
+ * mints with its secret and hands the token to the page). Every value is escaped for where it
+ * lands — HTML attributes are entity-escaped, JavaScript gets JSON string literals, JSX gets
+ * expression containers, shell words are single-quoted — so a slug, origin, title or URL can
+ * never break out of the snippet.
  *
  * The custom element reads `key-id`, `project`, `hub-url` and `kernel-url`
- * (lib/sdk/embed_element.ts); the hosted page reads `?key=` (routes/configurator/[project]).
- * tests/settings/embed_snippets_test.ts checks the snippets against those names.
+ * (lib/sdk/embed_element.ts); the hosted page reads `?key=` (routes/configurator/[project]); the
+ * npm package `@cad-configurator/sdk` (packages/sdk) exports `Configurator` from its `/react`
+ * entry, whose props are the provider's (spec 4.3: `keyId` or `sessionToken`, `projectKey`,
+ * `hubBaseUrl`, `baseUrl`, and `onTokenExpired` for the server flow); the mint endpoint reads
+ * the bodies of lib/hub/mint_request.ts. tests/settings/embed_snippets_test.ts checks the snippets
+ * against those names.
  */
 
 /** Where the snippets point and what they name. */
@@ -122,18 +127,68 @@ export function customElementSnippet(t: SnippetTarget): string {
   hub-url="${a(t.baseUrl)}" kernel-url="${a(t.kernelUrl ?? t.baseUrl)}"></cad-configurator>`;
 }
 
-/** The Preact/React embed (the custom element inside a component). */
+/** The npm package the React snippets import. */
+export const SDK_PACKAGE = "@cad-configurator/sdk";
+
+/** The React embed: the npm package's `Configurator`, browser flow (the publishable keyId). */
 export function reactSnippet(t: SnippetTarget): string {
-  return `// Preact or React: load ${
-    commentText(t.baseUrl)
-  }/sdk/v1/embed.js once (e.g. in index.html), then
-export function Configurator() {
+  return `// npm install ${SDK_PACKAGE} react react-dom
+import { Configurator } from "${SDK_PACKAGE}/react";
+
+export function ProjectConfigurator() {
   return (
-    <cad-configurator
-      key-id={${jsString(t.keyId)}}
-      project={${jsString(projectOf(t))}}
-      hub-url={${jsString(t.baseUrl)}}
-      kernel-url={${jsString(t.kernelUrl ?? t.baseUrl)}}
+    <Configurator
+      keyId={${jsString(t.keyId)}}
+      projectKey={${jsString(projectOf(t))}}
+      hubBaseUrl={${jsString(t.baseUrl)}}
+      baseUrl={${jsString(t.kernelUrl ?? t.baseUrl)}}
+      style={{ height: 600 }}
+    />
+  );
+}
+// Your own layout: ConfiguratorProvider (the same props) around Viewer and ParameterForm.`;
+}
+
+/**
+ * The server flow end to end: the partner's backend mints with the secret key (from its
+ * environment) for the page's origin and serves the token; the page passes it to the React
+ * `Configurator` and fetches a new one when it expires (the library never mints in this flow).
+ */
+export function serverFlowEmbedSnippet(t: SnippetTarget): string {
+  return `// 1. Your server (Node 18+, Deno, Bun), e.g. behind GET /api/cad-session.
+//    SDK_KEY=sdk_${commentText(t.keyId)}_<secret> stays here: never send it to a browser.
+export async function cadSessionToken() {
+  const res = await fetch(${jsString(mintUrl(t))}, {
+    method: "POST",
+    headers: {
+      authorization: \`Bearer \${process.env.SDK_KEY}\`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ projectId: ${jsString(projectOf(t))}, origin: ${jsString(t.origin)} }),
+  });
+  if (!res.ok) throw new Error(\`mint failed: \${res.status}\`);
+  const { token } = await res.json();
+  return token; // answer the page with { token }
+}
+
+// 2. Your page on ${commentText(t.origin)} (React, npm install ${SDK_PACKAGE}).
+import { useEffect, useState } from "react";
+import { Configurator } from "${SDK_PACKAGE}/react";
+
+export function ProjectConfigurator() {
+  const [token, setToken] = useState(null);
+  const refresh = () =>
+    fetch("/api/cad-session").then((r) => r.json()).then(({ token }) => setToken(token));
+  useEffect(() => void refresh(), []);
+  if (!token) return null;
+  return (
+    <Configurator
+      sessionToken={token}
+      projectKey={${jsString(projectOf(t))}}
+      hubBaseUrl={${jsString(t.baseUrl)}}
+      baseUrl={${jsString(t.kernelUrl ?? t.baseUrl)}}
+      onTokenExpired={refresh}
+      style={{ height: 600 }}
     />
   );
 }`;

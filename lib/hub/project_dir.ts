@@ -27,12 +27,12 @@ export const PROJECT_FILES = {
 export async function readProjectDir(dir: string | URL): Promise<ProjectDocuments> {
   const base = typeof dir === "string" ? dir.replace(/\/+$/, "") + "/" : dir.href + "/";
   const url = (name: string) => typeof dir === "string" ? base + name : new URL(name, base);
-  const schema = parseJson(PROJECT_FILES.schema, await readText(url(PROJECT_FILES.schema)));
+  const schema = parseProjectJson(PROJECT_FILES.schema, await readText(url(PROJECT_FILES.schema)));
   const templateText = await readText(url(PROJECT_FILES.template), true);
   if (templateText !== null) {
     return {
       mode: "template",
-      template: parseJson(PROJECT_FILES.template, templateText),
+      template: parseProjectJson(PROJECT_FILES.template, templateText),
       schema,
     };
   }
@@ -55,7 +55,16 @@ async function readText(path: string | URL, optional = false): Promise<string | 
   }
 }
 
-function parseJson(file: string, text: string | null): unknown {
+/**
+ * Parses a project document's text; throws `validation_failed` naming `file` (pointer: the whole
+ * document) when it is not JSON. The CLI and the settings' upload read documents through this.
+ *
+ * @example
+ * ```ts
+ * parseProjectJson("parameters.schema.json", await file.text());
+ * ```
+ */
+export function parseProjectJson(file: string, text: string | null): unknown {
   try {
     return JSON.parse(text ?? "");
   } catch (err) {

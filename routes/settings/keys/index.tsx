@@ -27,7 +27,12 @@ type KeysData =
       projects: Array<{ slug: string; title: string }>;
       error?: string;
     }
-    | { view: "created"; plaintext: string; target: SnippetTarget }
+    | {
+      view: "created";
+      plaintext: string;
+      target: SnippetTarget;
+      projects: Array<{ slug: string; title: string }>;
+    }
   );
 
 export const handler: Handlers = {
@@ -71,7 +76,14 @@ export const handler: Handlers = {
         origin: record.allowedOrigins[0],
       };
       return {
-        ...page<KeysData>({ frame, view: "created", plaintext: key, target }, "Key created"),
+        ...page<KeysData>({
+          frame,
+          view: "created",
+          plaintext: key,
+          target,
+          projects: (await partnerProjects(kv, frame.account.partnerId))
+            .filter((p) => record.allowedProjects.includes(p.slug)),
+        }, "Key created"),
         headers: { "cache-control": "no-store" },
       };
     } catch (err) {
@@ -93,7 +105,11 @@ export default function Keys({ data, nonce }: PageProps<KeysData>) {
         ? (
           <>
             <h1>Key created</h1>
-            <KeyShownOnce plaintext={data.plaintext} target={data.target} />
+            <KeyShownOnce
+              plaintext={data.plaintext}
+              target={data.target}
+              projects={data.projects}
+            />
             <p>
               <a class="button" href={`/settings/keys/${data.target.keyId}`}>Go to the key</a>
             </p>

@@ -1,7 +1,7 @@
 /** POST /settings/keys/<keyId>/roll — a new secret for the same keyId; the old one in grace. */
 import { KeyShownOnce, type KeyShownOnceProps } from "@/components/settings/KeyShownOnce.tsx";
 import { Shell } from "@/components/settings/Shell.tsx";
-import { ownKey } from "@/lib/auth/ownership.ts";
+import { ownKey, partnerProjects } from "@/lib/auth/ownership.ts";
 import {
   readForm,
   type SettingsFrame,
@@ -53,6 +53,8 @@ export const handler: Handlers = {
         frame,
         plaintext: rolled.key,
         rolled: { graceUntil: until },
+        projects: (await partnerProjects(kv, frame.account.partnerId))
+          .filter((p) => key.allowedProjects.includes(p.slug)),
         target: {
           baseUrl: siteBaseUrl(ctx),
           keyId: key.keyId,
@@ -69,7 +71,12 @@ export default function Rolled({ data, nonce }: PageProps<RollData>) {
   return (
     <Shell {...data.frame} section="keys" nonce={nonce}>
       <h1>Secret rolled</h1>
-      <KeyShownOnce plaintext={data.plaintext} target={data.target} rolled={data.rolled} />
+      <KeyShownOnce
+        plaintext={data.plaintext}
+        target={data.target}
+        rolled={data.rolled}
+        projects={data.projects}
+      />
       <p>
         <a class="button" href={`/settings/keys/${data.target.keyId}`}>Back to the key</a>
       </p>

@@ -1,14 +1,18 @@
 /**
  * GET /settings/projects/<slug> — versions, publishing, preview and embed snippets; POST
  * (multipart: template.dag.json + parameters.schema.json) — publish a new version; POST with
- * `action=preview` — evaluate the current version at its defaults.
+ * `action=preview` — evaluate the current version at its defaults and show its picture. A
+ * python-mode version publishes through ./publish-python.tsx (its form is on this page).
  */
+import { EmbedSnippets } from "@/components/settings/EmbedSnippets.tsx";
+import { PreviewPicture } from "@/components/settings/PreviewPicture.tsx";
+import { PythonPublishForm } from "@/components/settings/PythonPublishForm.tsx";
 import {
   type KeyAccessOutcome,
   keyAccessOutcome,
   ProjectKeyAccess,
 } from "@/components/settings/ProjectKeyAccess.tsx";
-import { CsrfField, ErrorBox, Notice, Shell, Snippet, When } from "@/components/settings/Shell.tsx";
+import { CsrfField, ErrorBox, Notice, Shell, When } from "@/components/settings/Shell.tsx";
 import { ownProject } from "@/lib/auth/ownership.ts";
 import {
   readForm,
@@ -18,12 +22,7 @@ import {
   siteKernelUrl,
 } from "@/lib/app/settings_session.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
-import {
-  customElementSnippet,
-  iframeSnippet,
-  reactSnippet,
-  type SnippetTarget,
-} from "@/lib/hub/embed_snippets.ts";
+import type { SnippetTarget } from "@/lib/hub/embed_snippets.ts";
 import { previewProject, type ProjectPreview } from "@/lib/hub/project_preview.ts";
 import { type ProjectKeyChoice, projectKeyChoices } from "@/lib/hub/project_key_access.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
@@ -212,6 +211,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
           </div>
         </form>
       </section>
+      <PythonPublishForm slug={project.slug} csrf={frame.csrf} />
 
       <section class="card">
         <h2>Versions</h2>
@@ -259,6 +259,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
               <button type="submit" class="secondary">Render preview</button>
             </form>
             <ErrorBox error={data.previewError} />
+            {data.preview ? <PreviewPicture preview={data.preview} title={project.title} /> : null}
             {data.preview
               ? (
                 <dl class="status" id="preview">
@@ -292,7 +293,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
         outcome={data.keyOutcome}
       />
 
-      <section class="card">
+      <section class="card" id="embed">
         <h2>Embed</h2>
         {target
           ? (
@@ -310,13 +311,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
                 </label>
                 <button type="submit" class="secondary">Use this key</button>
               </form>
-              <Snippet id="embed-iframe" title="iframe" code={iframeSnippet(target)} />
-              <Snippet
-                id="embed-element"
-                title="Custom element"
-                code={customElementSnippet(target)}
-              />
-              <Snippet id="embed-react" title="Preact / React" code={reactSnippet(target)} />
+              <EmbedSnippets target={target} />
             </>
           )
           : (
