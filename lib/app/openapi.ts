@@ -99,6 +99,9 @@ const sdkModule = (operationId: string, summary: string) => ({
     responses: {
       "200": {
         description: "A one-line module re-exporting the content-hashed build (any origin).",
+        headers: {
+          "X-TypeScript-Types": header("The URL of the module's declarations (`/sdk/v1/types/…`)."),
+        },
         content: { "text/javascript": { schema: { type: "string" } } },
       },
     },
@@ -423,6 +426,23 @@ export function openApiDocument(
       },
       "/sdk/v1/embed.js": sdkModule("getEmbedModule", "The `<cad-configurator>` element"),
       "/sdk/v1/preact.js": sdkModule("getPreactModule", "The Preact components and hooks"),
+      "/sdk/v1/types/{path}": {
+        get: {
+          operationId: "getSdkDeclarations",
+          summary: "The SDK modules' TypeScript declarations, named by `X-TypeScript-Types`",
+          parameters: [{
+            ...pathParam("path", "`<build hash>/<file>.d.ts`; may contain `/` (a catch-all)."),
+            "x-multi-segment": true,
+          }],
+          responses: {
+            "200": {
+              description: "The declaration file (any origin).",
+              content: { "application/typescript": { schema: { type: "string" } } },
+            },
+            ...problems({ not_found: "No such file, or the hash of another build." }),
+          },
+        },
+      },
       "/sdk/v1/pyodide/{version}/{file}": {
         get: {
           operationId: "getPyodideFile",

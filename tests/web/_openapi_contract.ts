@@ -15,8 +15,14 @@ interface ResponseObject {
   content?: Record<string, Media>;
   headers?: Record<string, { required?: boolean }>;
 }
+interface Parameter {
+  name: string;
+  in: string;
+  "x-multi-segment"?: boolean;
+}
 interface Operation {
   operationId?: string;
+  parameters?: Parameter[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, ResponseObject>;
 }
@@ -50,13 +56,20 @@ export class ContractChecker {
 
   constructor(readonly doc: OpenApiDoc) {
     this.#ajv.addSchema(doc, "openapi.json");
-    this.#paths = Object.keys(doc.paths).map((template) => ({
-      template,
-      pattern: new RegExp(
-        "^" + template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+") + "$",
-      ),
-      params: (template.match(/\{/g) ?? []).length,
-    })).sort((a, b) => a.params - b.params);
+    this.#paths = Object.entries(doc.paths).map(([template, item]) => {
+      // A parameter marked `x-multi-segment` (a catch-all route) may hold slashes.
+      const multi = new Set(
+        OPERATION_METHODS.flatMap((m) => (item[m] as Operation | undefined)?.parameters ?? [])
+          .filter((p) => p.in === "path" && p["x-multi-segment"]).map((p) => p.name),
+      );
+      const escaped = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+      const source = escaped.replace(/\{([^}]+)\}/g, (_, n) => multi.has(n) ? ".+" : "[^/]+");
+      return {
+        template,
+        pattern: new RegExp(`^${source}$`),
+        params: (template.match(/\{/g) ?? []).length,
+      };
+    }).sort((a, b) => a.params - b.params);
   }
 
   /** Every operation of the document as `METHOD /template`. */

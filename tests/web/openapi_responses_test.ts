@@ -722,6 +722,16 @@ Deno.test("openapi - real answers of every documented operation, status and code
       ["embed.js: preflight", 204, () => req("OPTIONS", "/sdk/v1/embed.js")],
       ["preact.js", 200, () => req("GET", "/sdk/v1/preact.js")],
       ["preact.js: preflight", 204, () => req("OPTIONS", "/sdk/v1/preact.js")],
+      ["declarations named by X-TypeScript-Types", 200, async () => {
+        const mod = await fetch(`${base}/sdk/v1/embed.js`);
+        await mod.body?.cancel();
+        return req("GET", new URL(mod.headers.get("x-typescript-types")!).pathname);
+      }],
+      [
+        "declarations of another build",
+        "not_found",
+        () => req("GET", "/sdk/v1/types/0123456789abcdef/embed.d.ts"),
+      ],
       ...assetCases("pyodide", `/sdk/v1/pyodide/${PYODIDE_VERSION}/pyodide.mjs`),
       ...assetCases("python runtime", "/sdk/v1/python/cadparam.json"),
     ];
@@ -752,13 +762,14 @@ Deno.test("openapi - real answers of every documented operation, status and code
         if (/^\/(settings|auth)(\/|$)/.test(route.pattern) || route.module.default) continue;
         const handlers = route.module.handler ?? {};
         if (handlers.GET) {
-          const path = route.pattern.replace(/:[A-Za-z_]+/g, plate.project);
+          const path = route.pattern.replace(/:[A-Za-z_]+(\{\.\+\})?/g, plate.project);
           const res = await fetch(`${base}${path}?key=${plate.keyId}`);
           await res.body?.cancel();
           if ((res.headers.get("content-type") ?? "").startsWith("text/html")) continue;
         }
         apiRoutes++;
-        const template = route.pattern.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+        // A catch-all (`:path{.+}`) is one OpenAPI parameter.
+        const template = route.pattern.replace(/:([A-Za-z_][A-Za-z0-9_]*)(\{\.\+\})?/g, "{$1}");
         for (const method of Object.keys(handlers)) {
           if (method !== "HEAD" && !documented.has(`${method} ${template}`)) {
             missing.push(`${method} ${template}`);

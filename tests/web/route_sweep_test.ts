@@ -92,11 +92,13 @@ function cartesian(lists: string[][]): string[][] {
 
 /** The URL paths of a route pattern, every parameter filled with each of its test values. */
 function pathsOf(pattern: string, values: Record<string, string[]>): string[] {
-  const names = [...pattern.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+  // `:name` or a catch-all `:name{.+}`, replaced whole.
+  const params = [...pattern.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)(?:\{\.\+\})?/g)];
+  const names = params.map((m) => m[1]);
   const missing = names.filter((n) => !values[n]);
   assert.deepEqual(missing, [], `${pattern}: give the sweep values for ${missing.join(", ")}`);
   return cartesian(names.map((n) => values[n])).map((combo) =>
-    combo.reduce((p, v, i) => p.replace(`:${names[i]}`, v), pattern)
+    combo.reduce((p, v, i) => p.replace(params[i][0], v), pattern)
   );
 }
 
@@ -144,6 +146,7 @@ Deno.test("route sweep - no route × method × identity answers a 5xx", async ()
       version: [PYODIDE_VERSION, ...bogus],
       file: ["pyodide.mjs", "worker.js", "cadparam.json", ...bogus],
       name: ["api", "embedding", ...bogus],
+      path: ["0123456789abcdef/embed.d.ts", "0123456789abcdef/../../deno.json", "a/b", ...bogus],
     };
     const anonymous: Identity = {
       name: "anonymous",
