@@ -4,6 +4,7 @@
  */
 import {
   browserFlowSnippet,
+  customElementSnippet,
   serverFlowCurl,
   serverFlowFetch,
   type SnippetTarget,
@@ -49,6 +50,22 @@ export function KeyShownOnce(p: KeyShownOnceProps) {
           )
           : null}
       </section>
+      {p.target.project && !p.rolled
+        ? (
+          <section class="card" id="embed-now">
+            <h2>Put it on your page</h2>
+            <p>
+              Paste this where the configurator of <code>{p.target.project}</code>{" "}
+              should appear, on a page of <code>{p.target.origin}</code>:
+            </p>
+            <Snippet
+              id="snippet-element"
+              title="HTML (custom element)"
+              code={customElementSnippet(p.target)}
+            />
+          </section>
+        )
+        : null}
       <KeyEmbedLinks keyId={p.target.keyId} projects={p.projects ?? []} />
       <section class="card">
         <h2>Browser flow</h2>

@@ -4,6 +4,7 @@
  * (lib/hub/project_key_access.ts).
  */
 import type { ProjectKeyChoice } from "@/lib/hub/project_key_access.ts";
+import { QuickKeyForm } from "./QuickKeyForm.tsx";
 import { CsrfField, ErrorBox, Notice } from "./Shell.tsx";
 
 /** What the last save said: the redirect's `keys` parameter and the `key_id`s it names. */
@@ -21,6 +22,7 @@ export function keyAccessOutcome(query: (name: string) => string | undefined, al
 /** Props of the card. */
 export interface ProjectKeyAccessProps {
   slug: string;
+  title: string;
   csrf: string;
   keys: ProjectKeyChoice[];
   outcome?: KeyAccessOutcome;
@@ -51,16 +53,17 @@ function outcomeText(outcome: KeyAccessOutcome | undefined, keys: ProjectKeyChoi
 }
 
 /** The card (keys that may mint for the project, editable). */
-export function ProjectKeyAccess({ slug, csrf, keys, outcome }: ProjectKeyAccessProps) {
+export function ProjectKeyAccess({ slug, title, csrf, keys, outcome }: ProjectKeyAccessProps) {
   const { notice, error } = outcomeText(outcome, keys);
   return (
     <section class="card" id="keys">
       <h2>Keys</h2>
       {keys.length === 0
         ? (
-          <p class="muted">
-            No active keys yet. <a href="/settings/keys/new">Create a key</a> for this project.
-          </p>
+          <>
+            <p class="muted">No active keys yet: create one to put this project on your site.</p>
+            <QuickKeyForm slug={slug} title={title} csrf={csrf} />
+          </>
         )
         : (
           <form method="post" action={`/settings/projects/${slug}/keys`} class="stack">
@@ -83,6 +86,14 @@ export function ProjectKeyAccess({ slug, csrf, keys, outcome }: ProjectKeyAccess
             </div>
           </form>
         )}
+      {keys.length
+        ? (
+          <details class="quick-key">
+            <summary>A new key for this project</summary>
+            <QuickKeyForm slug={slug} title={title} csrf={csrf} />
+          </details>
+        )
+        : null}
     </section>
   );
 }

@@ -113,7 +113,8 @@ export const HOME_CSS = `
 /** A doc page: readable measure, tables that scroll on small screens. */
 export const DOCS_CSS = `
 .doc { display: grid; grid-template-columns: 220px minmax(0, 1fr); gap: 32px; padding-top: 28px; }
-@media (max-width: 860px) { .doc { grid-template-columns: 1fr; gap: 8px; padding-top: 16px; } }
+@media (max-width: 860px) { .doc { grid-template-columns: minmax(0, 1fr); gap: 8px; padding-top: 16px; } }
+.doc__body :not(pre) > code { overflow-wrap: anywhere; }
 .doc__side { font-size: 14px; }
 .doc__side ul { list-style: none; padding: 0; margin: 0; position: sticky; top: 72px; }
 .doc__side li a { display: block; padding: 5px 10px; border-radius: 6px; color: var(--ink);

@@ -49,7 +49,9 @@ export const handler: Handlers = {
     };
     try {
       const account = await signUp(kv, input, clock());
-      return await startSessionAndRedirect(ctx, account, "/settings/keys");
+      // A new partner starts with a project (the starter gallery); a new member joins the keys.
+      const next = input.inviteToken ? "/settings/keys" : "/settings/projects";
+      return await startSessionAndRedirect(ctx, account, next);
     } catch (err) {
       const error = formError(err);
       const invite = input.inviteToken ? await inviteView(kv, input.inviteToken) : undefined;

@@ -72,7 +72,7 @@ Deno.test({
         await page.fill('input[name="email"]', `owner-${rid()}@bracket.example`);
         await page.fill('input[name="password"]', "correct horse battery");
         await page.click('button[type="submit"]');
-        await page.waitForURL(`${hub}/settings/keys`);
+        await page.waitForURL(`${hub}/settings/projects`);
         for (const [title, s] of [["Wall bracket", slug], ["Bookshelf", python]]) {
           await page.goto(`${hub}/settings/projects`);
           await page.fill('input[name="title"]', title);

@@ -116,8 +116,9 @@ Deno.test({
         await page.fill('input[name="email"]', `owner-${rid()}@bracket.example`);
         await page.fill('input[name="password"]', "correct horse battery");
         await page.click('button[type="submit"]');
-        await page.waitForURL(`${hub}/settings/keys`);
-        assert.match(await page.locator("h1").textContent() ?? "", /SDK API keys/);
+        // A new partner lands on the projects page (the starter gallery).
+        await page.waitForURL(`${hub}/settings/projects`);
+        assert.match(await page.locator("h1").textContent() ?? "", /Projects/);
       });
 
       await t.step("create a project from the wall-bracket example", async () => {
@@ -387,8 +388,7 @@ Deno.test({
       await page.fill('input[name="email"]', `nojs-${rid()}@shop.example`);
       await page.fill('input[name="password"]', "correct horse battery");
       await page.click('button[type="submit"]');
-      await page.waitForURL(`${hub}/settings/keys`);
-      await page.goto(`${hub}/settings/projects`);
+      await page.waitForURL(`${hub}/settings/projects`);
       await page.fill('input[name="title"]', "Plain");
       await page.fill('input[name="slug"]', `plain-${rid(3)}`);
       await page.click('form[action="/settings/projects"] button[type="submit"]');

@@ -220,3 +220,51 @@ Deno.test("projects page - a project made after its keys is added to them from i
     await app.close();
   }
 });
+
+Deno.test("projects page - a key for this project from its page: one origin, the rest defaults", async (t) => {
+  const app = await createTestApp();
+  const { kv } = app.deps;
+  try {
+    const client = new SettingsClient(app.url, app.fetch);
+    await client.signUp(`quick-key-${rid()}@shop.example`, "Quick Key");
+    const created = await client.post("/settings/projects", { action: "starter", starter: "vase" });
+    await created.body?.cancel();
+    assert.equal(created.status, 303);
+    const origin = "https://shop.example";
+
+    await t.step("the quick form's fields, as the page sends them, create a key", async () => {
+      const html = await client.html("/settings/projects/vase");
+      const form = /<form[^>]*id="quick-key"[^>]*>([\s\S]*?)<\/form>/.exec(html)?.[1];
+      assert.ok(form, "the project page has the quick key form");
+      const fields: Record<string, string> = {};
+      for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) {
+        fields[m[1]] = m[2];
+      }
+      assert.equal(fields.projects, "vase");
+      delete fields.csrf; // the client adds its own
+      const res = await client.post("/settings/keys", { ...fields, origins: origin });
+      const page = await res.text();
+      assert.equal(res.status, 200, page.slice(0, 300));
+      const keyId = /<code id="key-plaintext">sdk_(k[a-z2-7]+)_/.exec(page)?.[1];
+      assert.ok(keyId, "the key is shown once");
+      // The key-created page carries the element snippet for the project, ready to paste.
+      assert.match(page, /id="snippet-element"/);
+      assert.match(page, new RegExp(`key-id=&quot;${keyId}&quot;|key-id="${keyId}"`));
+      const key = (await getSdkKey(kv, keyId))!;
+      assert.deepEqual(key.allowedProjects, ["vase"]);
+      assert.deepEqual(key.allowedOrigins, [origin]);
+      const minted = await app.mint({ keyId, projectId: "vase" }, { origin });
+      assert.equal(minted.status, 200, await minted.clone().text());
+    });
+
+    await t.step("the full form's link chooses the project beforehand", async () => {
+      const more = await client.post("/settings/projects", { action: "starter", starter: "shelf" });
+      await more.body?.cancel();
+      const html = await client.html("/settings/keys/new?project=shelf");
+      assert.match(html, /name="projects" value="shelf" checked/);
+      assert.doesNotMatch(html, /name="projects" value="vase" checked/);
+    });
+  } finally {
+    await app.close();
+  }
+});

@@ -8,6 +8,7 @@ import {
   type SettingsFrame,
   settingsFrame,
   siteBaseUrl,
+  siteKernelUrl,
 } from "@/lib/app/settings_session.ts";
 import { formError } from "@/lib/app/sign_in_flow.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
@@ -71,6 +72,7 @@ export const handler: Handlers = {
       }, clock());
       const target: SnippetTarget = {
         baseUrl: siteBaseUrl(ctx),
+        kernelUrl: siteKernelUrl(ctx),
         keyId: record.keyId,
         project: record.allowedProjects[0],
         origin: record.allowedOrigins[0],

@@ -11,13 +11,19 @@ import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
 interface NewKeyData {
   frame: SettingsFrame;
   projects: Array<{ slug: string; title: string }>;
+  /** Chosen beforehand: the only project, or `?project=` (a project page's link). */
+  chosen: string[];
 }
 
 export const handler: Handlers = {
   async GET(ctx) {
     const frame = await settingsFrame(ctx);
     const projects = await partnerProjects(ctx.var.deps.kv, frame.account.partnerId);
-    return page<NewKeyData>({ frame, projects }, "New key");
+    const wanted = ctx.req.query("project");
+    const chosen = projects.length === 1
+      ? [projects[0].slug]
+      : projects.filter((p) => p.slug === wanted).map((p) => p.slug);
+    return page<NewKeyData>({ frame, projects, chosen }, "New key");
   },
 };
 
@@ -25,7 +31,7 @@ export default function NewKey({ data, nonce }: PageProps<NewKeyData>) {
   const values = {
     label: "",
     origins: "",
-    projects: data.projects.length === 1 ? [data.projects[0].slug] : [],
+    projects: data.chosen,
     defaultTtlMinutes: String(TTL_BOUNDS.defaultTtl / 60),
     maxTtlMinutes: String(TTL_BOUNDS.defaultMaxTtl / 60),
     budget: "",

@@ -159,6 +159,48 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
       title: project.title,
     }
     : null;
+  // A published project leads with how to put it on a site; an unpublished one with publishing.
+  const reach = (
+    <>
+      <ProjectKeyAccess
+        slug={project.slug}
+        title={project.title}
+        csrf={frame.csrf}
+        keys={data.keyChoices}
+        outcome={data.keyOutcome}
+      />
+
+      <section class="card" id="embed">
+        <h2>Embed</h2>
+        {target
+          ? (
+            <>
+              <form method="get" action={`/settings/projects/${project.slug}`} class="actions">
+                <label class="field">
+                  Key
+                  <select name="key">
+                    {data.keys.map((k) => (
+                      <option value={k.keyId} selected={k.keyId === target.keyId}>
+                        {k.label} ({k.keyId})
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <button type="submit" class="secondary">Use this key</button>
+              </form>
+              <EmbedSnippets target={target} />
+            </>
+          )
+          : (
+            <p class="muted">
+              No active key allows this project yet. <a href="/settings/keys/new">Create a key</a>
+              {" "}
+              to get embed snippets.
+            </p>
+          )}
+      </section>
+    </>
+  );
   return (
     <Shell {...frame} section="projects" nonce={nonce}>
       <div class="page-head">
@@ -166,6 +208,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
         <code>{project.slug}</code>
       </div>
       <Notice text={data.notice} />
+      {project.currentVersion ? reach : null}
 
       <section class="card">
         <h2>Publish a new version</h2>
@@ -286,42 +329,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
         )
         : null}
 
-      <ProjectKeyAccess
-        slug={project.slug}
-        csrf={frame.csrf}
-        keys={data.keyChoices}
-        outcome={data.keyOutcome}
-      />
-
-      <section class="card" id="embed">
-        <h2>Embed</h2>
-        {target
-          ? (
-            <>
-              <form method="get" action={`/settings/projects/${project.slug}`} class="actions">
-                <label class="field">
-                  Key
-                  <select name="key">
-                    {data.keys.map((k) => (
-                      <option value={k.keyId} selected={k.keyId === target.keyId}>
-                        {k.label} ({k.keyId})
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <button type="submit" class="secondary">Use this key</button>
-              </form>
-              <EmbedSnippets target={target} />
-            </>
-          )
-          : (
-            <p class="muted">
-              No active key allows this project yet. <a href="/settings/keys/new">Create a key</a>
-              {" "}
-              to get embed snippets.
-            </p>
-          )}
-      </section>
+      {project.currentVersion ? null : reach}
     </Shell>
   );
 }
