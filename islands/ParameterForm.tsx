@@ -16,6 +16,7 @@ import {
   validateParameterValue,
 } from "../lib/dag/parameter_schema.ts";
 import { DagError } from "../lib/dag/dag_errors.ts";
+import { parameterMessage } from "../lib/client/parameter_message.ts";
 
 /** Props of the form. */
 export interface ParameterFormProps {
@@ -90,7 +91,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
       setDraft(null);
       onChange(ok);
     } catch (err) {
-      setMessage(err instanceof DagError ? humanMessage(param, err) : String(err));
+      setMessage(err instanceof DagError ? parameterMessage(param, err) : String(err));
       setDraft(typed ?? null);
     }
   };
@@ -229,23 +230,4 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
 
 function formatNumber(v: unknown): string {
   return typeof v === "number" ? String(Math.round(v * 1000) / 1000) : "";
-}
-
-/** The schema check's reason in words a shopper understands. */
-function humanMessage(param: ParameterDescriptor, err: DagError): string {
-  const unit = param.unit ? ` ${param.unit}` : "";
-  switch (err.reason) {
-    case "out_of_range":
-      return `Enter a value from ${param.minimum} to ${param.maximum}${unit}.`;
-    case "bad_step":
-      return `Use steps of ${param.step}${unit} (from ${param.minimum}).`;
-    case "not_an_integer":
-      return "Enter a whole number.";
-    case "type_mismatch":
-      return "Enter a number.";
-    case "bad_color":
-      return "Pick a color such as #4a6fa5.";
-    default:
-      return err.message;
-  }
 }

@@ -1,6 +1,6 @@
 /**
  * Short, human titles for the problem `code`s a configurator shows (docs/errors.md), for UI layers
- * built on the framework-free core (the React components of the npm package).
+ * built on the framework-free core (the Preact islands and the npm package's React components).
  *
  * Runs in browsers: no Deno APIs here.
  */

@@ -1,6 +1,6 @@
 /**
  * The parameter schema's refusal of a typed value, in words a shopper understands (for forms built
- * on the framework-free core, such as the React `ParameterForm` of the npm package).
+ * on the framework-free core: the Preact island and the npm package's React `ParameterForm`).
  *
  * Runs in browsers: no Deno APIs here.
  */
@@ -8,7 +8,10 @@ import type { DagError } from "../dag/dag_errors.ts";
 import type { ParameterDescriptor } from "../dag/parameter_schema.ts";
 
 /** The message for `err` (from `validateParameterValue`) on `param`. */
-export function parameterMessage(param: ParameterDescriptor, err: DagError): string {
+export function parameterMessage(
+  param: ParameterDescriptor,
+  err: DagError,
+): string {
   const unit = param.unit ? ` ${param.unit}` : "";
   switch (err.reason) {
     case "out_of_range":

@@ -73,6 +73,40 @@ Deno.test({
       assert.match(ssr.stdout, /class="cad-configurator"[^>]*data-token-status="loading"/);
     });
 
+    await t.step(
+      "the React form says when the design limited a value, as the Preact one",
+      async () => {
+        const schema = {
+          version: 1,
+          parameters: [
+            { name: "teeth", kind: "Int", label: "Teeth", default: 24, minimum: 8, maximum: 80 },
+            {
+              name: "hub",
+              kind: "Float",
+              label: "Hub diameter",
+              unit: "mm",
+              default: 20,
+              minimum: 10,
+              maximum: 60,
+            },
+          ],
+        };
+        const effective = { hub: { value: 43, requested: 60, bound: "max", by: ["teeth"] } };
+        const ssr = await sh("node", [
+          "--input-type=module",
+          "-e",
+          `const { createElement } = await import("react");
+         const { renderToString } = await import("react-dom/server");
+         const sdk = await import("@cad-configurator/sdk/react");
+         process.stdout.write(renderToString(createElement(sdk.ParameterForm, {
+           schema: ${JSON.stringify(schema)}, values: { hub: 60 }, onChange() {},
+           effective: ${JSON.stringify(effective)} })));`,
+        ], app);
+        assert.match(ssr.stdout, /data-effective-note="">.*43 mm.*limited by Teeth: max 43 mm/);
+        assert.match(ssr.stdout, /aria-live="polite"[^>]*>Hub diameter: the model uses 43 mm/);
+      },
+    );
+
     const site = servePartnerSite({
       port,
       viteDist: join(app, "dist"),

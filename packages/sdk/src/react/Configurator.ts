@@ -15,7 +15,10 @@ import type { RenderResult } from "../../../../lib/client/render_result.ts";
 import type { SessionStatus } from "../../../../lib/client/session_client.ts";
 import type { SceneView } from "../../../../lib/client/scene_view.ts";
 import type { RenderError } from "../../../../lib/client/problem.ts";
-import { ConfiguratorProvider, type ConfiguratorProviderProps } from "./ConfiguratorProvider.ts";
+import {
+  ConfiguratorProvider,
+  type ConfiguratorProviderProps,
+} from "./ConfiguratorProvider.ts";
 import { ParameterForm } from "./ParameterForm.ts";
 import { useRender } from "./use_render.ts";
 import { useSession } from "./use_session.ts";
@@ -24,14 +27,20 @@ import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 
 /** What a configurator reports (the same events as `<cad-configurator>`, without the prefix). */
 export type ConfiguratorEvent =
-  | { type: "ready"; project: string; version: number; values: Record<string, unknown> }
+  | {
+    type: "ready";
+    project: string;
+    version: number;
+    values: Record<string, unknown>;
+  }
   | { type: "change"; values: Record<string, unknown> }
   | { type: "rendered"; result: RenderResult }
   | { type: "status"; tokenStatus: SessionStatus }
   | { type: "error"; code: string; detail: string };
 
 /** Props of the configurator: the provider's (spec 4.3) plus the UI's. */
-export interface ConfiguratorProps extends Omit<ConfiguratorProviderProps, "children"> {
+export interface ConfiguratorProps
+  extends Omit<ConfiguratorProviderProps, "children"> {
   /** Parameter values to start from (others take their defaults). */
   initialValues?: Record<string, unknown>;
   /** Hide the title bar (the partner's page has its own heading). */
@@ -60,8 +69,18 @@ export function Configurator(props: ConfiguratorProps): ReactNode {
 function Shell(props: ConfiguratorProps): ReactNode {
   useConfiguratorStyles();
   const { tokenStatus } = useSession();
-  const { status, result, error, budgetRemaining, render, project, projectError } = useRender();
-  const [values, setValues] = useState<Record<string, unknown>>({ ...props.initialValues });
+  const {
+    status,
+    result,
+    error,
+    budgetRemaining,
+    render,
+    project,
+    projectError,
+  } = useRender();
+  const [values, setValues] = useState<Record<string, unknown>>({
+    ...props.initialValues,
+  });
   const valuesRef = useRef(values);
   const emit = useRef(props.onEvent);
   emit.current = props.onEvent;
@@ -96,10 +115,13 @@ function Shell(props: ConfiguratorProps): ReactNode {
   }, [tokenStatus]);
   const shown = explain(error ?? projectError, tokenStatus);
   useEffect(() => {
-    if (shown) emit.current?.({ type: "error", code: shown.code, detail: shown.detail });
+    if (shown) {
+      emit.current?.({ type: "error", code: shown.code, detail: shown.detail });
+    }
   }, [shown?.code, shown?.detail]);
 
-  const loading = !shown && (status === "rendering" || (!result && status !== "error"));
+  const loading = !shown &&
+    (status === "rendering" || (!result && status !== "error"));
   const pill = h(StatusPill, { status: tokenStatus, failed: shown !== null });
   return h(
     "div",
@@ -134,8 +156,13 @@ function Shell(props: ConfiguratorProps): ReactNode {
             values,
             onChange: (name: string, v: unknown) =>
               apply({ ...valuesRef.current, [name]: v }, true),
+            effective: result?.effective,
           })
-          : h("div", { className: "cad-panel__placeholder" }, "Loading parameters…"),
+          : h(
+            "div",
+            { className: "cad-panel__placeholder" },
+            "Loading parameters…",
+          ),
       ),
     ),
     h(
@@ -162,7 +189,9 @@ function Shell(props: ConfiguratorProps): ReactNode {
   );
 }
 
-function StatusPill(props: { status: SessionStatus; failed: boolean }): ReactNode {
+function StatusPill(
+  props: { status: SessionStatus; failed: boolean },
+): ReactNode {
   const state = props.failed ? "error" : props.status.state;
   const text = props.failed
     ? "Not available"
@@ -175,7 +204,10 @@ function StatusPill(props: { status: SessionStatus; failed: boolean }): ReactNod
     : "Offline";
   return h(
     "span",
-    { className: `cad-pill cad-pill--${state}`, "data-token-pill": props.status.state },
+    {
+      className: `cad-pill cad-pill--${state}`,
+      "data-token-pill": props.status.state,
+    },
     h("span", { className: "cad-pill__dot", "aria-hidden": true }),
     text,
   );
@@ -187,7 +219,10 @@ function explain(
   tokenStatus: SessionStatus,
 ): { code: string; detail: string } | null {
   if (tokenStatus.state === "error") {
-    return { code: tokenStatus.code ?? "mint_failed", detail: tokenStatus.error };
+    return {
+      code: tokenStatus.code ?? "mint_failed",
+      detail: tokenStatus.error,
+    };
   }
   if (!error || error.code === "aborted") return null;
   return { code: error.code, detail: error.detail };

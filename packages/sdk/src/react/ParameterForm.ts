@@ -2,7 +2,9 @@
  * The parameter form for React, generated from a validated `ParameterSchema`: Int/Float as slider
  * plus number box (step, unit), Bool as a switch, Enum as a select, Color as swatches plus a
  * picker; groups in schema order; a typed value the schema refuses (the kernel's own check,
- * `validateParameterValue`) shows a message under its field and is never sent.
+ * `validateParameterValue`) shows a message under its field and is never sent. When the design
+ * limits a value (the render's `effective`), the field shows the value the model uses and why, and
+ * one polite live region announces it — the same words as the Preact form (effective_value_text).
  */
 import { createElement as h, type ReactNode, useState } from "react";
 import {
@@ -12,6 +14,11 @@ import {
 } from "../../../../lib/dag/parameter_schema.ts";
 import { DagError } from "../../../../lib/dag/dag_errors.ts";
 import { parameterMessage } from "../../../../lib/client/parameter_message.ts";
+import {
+  type EffectiveValueText,
+  effectiveValueText,
+} from "../../../../lib/client/effective_value_text.ts";
+import type { EffectiveValue } from "../../../../lib/dag/scene.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 
 /** Props of the form. */
@@ -20,6 +27,8 @@ export interface ParameterFormProps {
   values: Record<string, unknown>;
   onChange: (name: string, value: unknown) => void;
   disabled?: boolean;
+  /** Parameters the design limited in the scene on screen (`RenderResult.effective`). */
+  effective?: Record<string, EffectiveValue>;
 }
 
 /** The form for `schema`, showing `values`. */
@@ -30,6 +39,18 @@ export function ParameterForm(props: ParameterFormProps): ReactNode {
     const g = p.group ?? "";
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g)!.push(p);
+  }
+  const valueOf = (p: ParameterDescriptor) =>
+    Object.hasOwn(props.values, p.name) ? props.values[p.name] : p.default;
+  const limits = new Map<string, EffectiveValueText>();
+  for (const p of props.schema.parameters) {
+    const text = effectiveValueText(
+      props.schema,
+      p.name,
+      valueOf(p),
+      props.effective,
+    );
+    if (text) limits.set(p.name, text);
   }
   return h(
     "form",
@@ -47,12 +68,23 @@ export function ParameterForm(props: ParameterFormProps): ReactNode {
           h(Field, {
             key: p.name,
             param: p,
-            value: Object.hasOwn(props.values, p.name) ? props.values[p.name] : p.default,
+            value: valueOf(p),
             onChange: (v: unknown) => props.onChange(p.name, v),
             disabled: props.disabled,
+            limit: limits.get(p.name),
           })
         ),
       )
+    ),
+    // Always present, so assistive technology announces what is put in it.
+    h(
+      "p",
+      {
+        className: "cad-visually-hidden",
+        "aria-live": "polite",
+        "data-effective-announcement": "",
+      },
+      [...limits.values()].map((t) => t.announcement).join(" "),
     ),
   );
 }
@@ -62,9 +94,13 @@ interface FieldProps {
   value: unknown;
   onChange: (value: unknown) => void;
   disabled?: boolean;
+  /** The value the model uses instead, and why (the design limited it). */
+  limit?: EffectiveValueText;
 }
 
-function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
+function Field(
+  { param, value, onChange, disabled, limit }: FieldProps,
+): ReactNode {
   const [message, setMessage] = useState<string | null>(null);
   // What the person is typing (or typed, while invalid), shown instead of the value.
   const [draft, setDraft] = useState<string | null>(null);
@@ -76,7 +112,9 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
       setDraft(null);
       onChange(ok);
     } catch (err) {
-      setMessage(err instanceof DagError ? parameterMessage(param, err) : String(err));
+      setMessage(
+        err instanceof DagError ? parameterMessage(param, err) : String(err),
+      );
       setDraft(typed ?? null);
     }
   };
@@ -86,7 +124,8 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
     case "Float": {
       const step = param.step ?? (param.kind === "Int" ? 1 : undefined);
       const num = typeof value === "number" ? value : Number(param.default);
-      const commitTyped = (raw: string) => commit(raw === "" ? NaN : Number(raw), raw);
+      const commitTyped = (raw: string) =>
+        commit(raw === "" ? NaN : Number(raw), raw);
       control = h(
         "div",
         { className: "cad-range" },
@@ -116,7 +155,8 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
             "aria-invalid": message !== null,
             disabled,
             // React's onChange fires per keystroke: keep the draft, commit on Enter or blur.
-            onChange: (e: { currentTarget: HTMLInputElement }) => setDraft(e.currentTarget.value),
+            onChange: (e: { currentTarget: HTMLInputElement }) =>
+              setDraft(e.currentTarget.value),
             onBlur: (e: { currentTarget: HTMLInputElement }) =>
               draft !== null && commitTyped(e.currentTarget.value),
             onKeyDown: (e: { key: string; currentTarget: HTMLInputElement }) =>
@@ -137,10 +177,15 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
           role: "switch",
           checked: value === true,
           disabled,
-          onChange: (e: { currentTarget: HTMLInputElement }) => commit(e.currentTarget.checked),
+          onChange: (e: { currentTarget: HTMLInputElement }) =>
+            commit(e.currentTarget.checked),
         }),
         h("span", { className: "cad-toggle__track", "aria-hidden": true }),
-        h("span", { className: "cad-toggle__text" }, value === true ? "On" : "Off"),
+        h(
+          "span",
+          { className: "cad-toggle__text" },
+          value === true ? "On" : "Off",
+        ),
       );
       break;
     case "Enum":
@@ -151,10 +196,15 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
           className: "cad-select",
           value: String(value),
           disabled,
-          onChange: (e: { currentTarget: HTMLSelectElement }) => commit(e.currentTarget.value),
+          onChange: (e: { currentTarget: HTMLSelectElement }) =>
+            commit(e.currentTarget.value),
         },
         param.enum!.map((choice, i) =>
-          h("option", { key: choice, value: choice }, param.enumLabels?.[i] ?? choice)
+          h(
+            "option",
+            { key: choice, value: choice },
+            param.enumLabels?.[i] ?? choice,
+          )
         ),
       );
       break;
@@ -189,9 +239,14 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
       break;
   }
   const numeric = param.kind === "Int" || param.kind === "Float";
+  const limitId = `cad-limit-${param.name}`;
   return h(
     "div",
-    { className: `cad-field cad-field--${param.kind.toLowerCase()}`, "data-param": param.name },
+    {
+      className: `cad-field cad-field--${param.kind.toLowerCase()}`,
+      "data-param": param.name,
+      "data-limited": limit ? "" : undefined,
+    },
     h(
       "div",
       { className: "cad-field__head" },
@@ -199,14 +254,37 @@ function Field({ param, value, onChange, disabled }: FieldProps): ReactNode {
       numeric
         ? h(
           "output",
-          { className: "cad-field__value" },
-          formatNumber(value) + (param.unit ? ` ${param.unit}` : ""),
+          {
+            className: `cad-field__value ${
+              limit ? "cad-field__value--limited" : ""
+            }`,
+            "aria-describedby": limit ? limitId : undefined,
+          },
+          limit
+            ? limit.value
+            : formatNumber(value) + (param.unit ? ` ${param.unit}` : ""),
         )
         : null,
     ),
     control,
-    param.description ? h("p", { className: "cad-field__help" }, param.description) : null,
-    message ? h("p", { className: "cad-field__error", role: "alert" }, message) : null,
+    limit
+      ? h(
+        "p",
+        {
+          className: "cad-field__limit",
+          id: limitId,
+          "data-effective-note": "",
+        },
+        h("strong", null, limit.value),
+        ` (${limit.reason})`,
+      )
+      : null,
+    param.description
+      ? h("p", { className: "cad-field__help" }, param.description)
+      : null,
+    message
+      ? h("p", { className: "cad-field__error", role: "alert" }, message)
+      : null,
   );
 }
 
