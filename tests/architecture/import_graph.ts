@@ -24,7 +24,9 @@ async function sources(root: string, dir: string, out: string[]): Promise<void> 
 /** The graph of every app module under `root`. */
 export async function importGraph(root: string): Promise<ImportGraph> {
   const files: string[] = ["main.ts", "cli.ts", "dev.ts", "manifest.gen.ts"];
-  for (const dir of ["lib", "routes", "islands", "components"]) await sources(root, dir, files);
+  for (const dir of ["lib", "routes", "islands", "components", "packages/sdk/src"]) {
+    await sources(root, dir, files);
+  }
   const tmp = await Deno.makeTempDir();
   try {
     const all = join(tmp, "all.ts");

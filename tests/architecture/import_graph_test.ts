@@ -42,9 +42,14 @@ const BROWSER_ENTRIES = [
   "lib/web/islands_client.ts",
   "lib/sdk/embed_element.ts",
   "lib/sdk/preact_entry.ts",
+  // The npm package's entries (packages/sdk): browser code, built from the same modules.
+  "packages/sdk/src/index.ts",
+  "packages/sdk/src/preact.ts",
+  "packages/sdk/src/element.ts",
+  "packages/sdk/src/react/mod.ts",
 ];
 const BROWSER_SAFE = (f: string) =>
-  /^(lib\/dag|lib\/client|islands)\//.test(f) ||
+  /^(lib\/dag|lib\/client|islands|packages\/sdk\/src)\//.test(f) ||
   ["lib/web/islands.ts", "lib/web/islands_client.ts"].includes(f) ||
   BROWSER_ENTRIES.includes(f);
 
