@@ -84,7 +84,11 @@ export default function Configurator(props: ConfiguratorProps) {
       />
     );
   }
-  if (props.hosted && !parentOrigin) {
+  // Opened top-level: the ordinary browser flow, if the key's owner listed the hub's own origin
+  // (the demo key does); the page's Origin header proves it to the mint endpoint as anywhere.
+  const selfAllowed = inBrowser && !!props.hosted && !parentOrigin &&
+    props.hosted.allowedOrigins.includes(globalThis.location.origin);
+  if (props.hosted && !parentOrigin && !selfAllowed) {
     return (
       <Frame title={props.title ?? props.projectKey} compact={props.compact}>
         <div class="cad-notice" role="alert" data-error-code="not_embedded">

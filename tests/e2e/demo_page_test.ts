@@ -19,7 +19,7 @@ Deno.test({
       assert.equal(await page.locator("h1").textContent(), "CAD Configurator");
       assert.equal(await page.locator("#status").textContent(), "idle");
       await page.click("#mint");
-      await page.locator('#status[data-status="ready"]').waitFor({ timeout: 10_000 });
+      await page.locator('#status[data-status="ready"]').waitFor({ timeout: 60_000 });
       const claims = JSON.parse(await page.locator("#claims").textContent() ?? "{}");
       assert.equal(claims.origin, url, "the token is bound to the page's origin");
       assert.equal(claims.aud, "kernel-api");
@@ -87,6 +87,24 @@ Deno.test({
           "vase",
         );
         await page.screenshot({ path: `${ARTIFACTS}demo_page_vase.png` });
+        await page.close();
+      });
+      await t.step("the demo key's hosted configurator, opened directly, draws", async () => {
+        // The demo key lists the hub's own origin, so the page mints through the browser flow;
+        // a key without it shows the not_embedded notice (configurator_iframe_test.ts).
+        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+        const errors: string[] = [];
+        page.on("pageerror", (e) => errors.push(String(e)));
+        await page.goto(`${server.url}/configurator/wall-bracket?key=${server.demo!.keyId}`);
+        await page.locator('.cad-configurator[data-render-status="ready"]').waitFor({
+          timeout: 60_000,
+        });
+        await page.waitForTimeout(300);
+        assert.equal(await page.locator('[data-error-code="not_embedded"]').count(), 0);
+        const { drawn, total } = await modelPixels(page);
+        assert.ok(drawn > total * 0.02, `the model covers pixels (${drawn} of ${total})`);
+        assert.deepEqual(errors, []);
+        await page.screenshot({ path: `${ARTIFACTS}demo_configurator_direct.png` });
         await page.close();
       });
       await t.step("the docs open from the page", async () => {
