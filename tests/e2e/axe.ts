@@ -40,8 +40,10 @@ export async function axeResult(
   page: Page | Frame,
   options: AxeOptions = {},
 ): Promise<AxeResult> {
+  // Evaluated through the DevTools protocol, not a <script>: the pages' CSP (script-src with a
+  // nonce) would block an injected inline script.
   const present = await page.evaluate(() => "axe" in globalThis);
-  if (!present) await page.addScriptTag({ content: SOURCE });
+  if (!present) await page.evaluate(SOURCE);
   const tags = options.tags ?? WCAG_TAGS;
   const exclude = options.exclude ?? [];
   return await page.evaluate(async ({ tags, exclude }) => {

@@ -1,7 +1,7 @@
 /**
  * The axe helper itself: on a page with known WCAG failures it reports them (contrast, a missing
- * label, a missing lang), on the same page fixed it reports none, and `exclude` leaves a subtree
- * out.
+ * label, a missing lang), on the same page fixed it reports none (under a CSP that forbids every
+ * script, as the product's pages forbid inline ones), and `exclude` leaves a subtree out.
  */
 import assert from "node:assert/strict";
 import { axeResult, formatViolations, runAxe } from "./axe.ts";
@@ -11,7 +11,8 @@ const BAD = `<!DOCTYPE html><html><head><title>Bad</title></head><body>
 <main><h1>Page</h1><p style="color:#999;background:#fff">Pale text</p>
 <div id="widget"><input type="text"></div></main></body></html>`;
 
-const GOOD = `<!DOCTYPE html><html lang="en"><head><title>Good</title></head><body>
+const GOOD = `<!DOCTYPE html><html lang="en"><head><title>Good</title>
+<meta http-equiv="Content-Security-Policy" content="script-src 'none'"></head><body>
 <main><h1>Page</h1><p style="color:#595959;background:#fff">Readable text</p>
 <label for="q">Query</label><input id="q" type="text"></main></body></html>`;
 
