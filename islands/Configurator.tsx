@@ -4,6 +4,11 @@
  *   configurator endpoint, postMessage API to the one allowed parent, see docs/embedding.md),
  * - the `<cad-configurator>` custom element (`lib/sdk/embed_element.ts`),
  * - partners' own Preact/React apps (`/sdk/v1/preact.js`).
+ *
+ * Landmarks: on the hosted page the configurator is the page's `<main>`; elsewhere (the element,
+ * a partner's app) a `<section>` named after the project inside the partner's own landmarks. The
+ * theme's colour pairs are checked once drawn (`enforceThemeContrast`: a failing partner colour
+ * falls back, with a console warning).
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import ConfiguratorProvider, {
@@ -23,6 +28,8 @@ import {
 } from "../lib/client/configuration_request.ts";
 import { EmbedBridge, resolveParentOrigin } from "../lib/client/embed_bridge.ts";
 import type { ParameterSchema } from "../lib/dag/parameter_schema.ts";
+import { enforceThemeContrast } from "../lib/client/theme_contrast.ts";
+import { sizeText } from "../lib/client/model_description.ts";
 
 /** Events a configurator reports (the custom element re-dispatches them as DOM events). */
 export type ConfiguratorEvent =
@@ -79,6 +86,7 @@ export default function Configurator(props: ConfiguratorProps) {
       <Frame
         title={props.title ?? props.projectKey}
         compact={props.compact}
+        hosted={!!props.hosted}
         schema={props.schema}
         values={props.initialValues}
       />
@@ -90,7 +98,7 @@ export default function Configurator(props: ConfiguratorProps) {
     props.hosted.allowedOrigins.includes(globalThis.location.origin);
   if (props.hosted && !parentOrigin && !selfAllowed) {
     return (
-      <Frame title={props.title ?? props.projectKey} compact={props.compact}>
+      <Frame title={props.title ?? props.projectKey} compact={props.compact} hosted>
         <div class="cad-notice" role="alert" data-error-code="not_embedded">
           <strong>Open this configurator on the partner's site.</strong>
           <span>
@@ -124,13 +132,20 @@ function Frame(
   props: {
     title: string;
     compact?: boolean;
+    hosted: boolean;
     schema?: ParameterSchema;
     values?: Record<string, unknown>;
     children?: preact.ComponentChildren;
   },
 ) {
+  const Root = props.hosted ? "main" : "section";
   return (
-    <div class="cad-configurator" data-token-status="loading" data-render-status="idle">
+    <Root
+      class="cad-configurator"
+      aria-label={props.hosted ? undefined : props.title}
+      data-token-status="loading"
+      data-render-status="idle"
+    >
       {!props.compact && (
         <header class="cad-bar">
           <h1 class="cad-title">{props.title}</h1>
@@ -140,14 +155,14 @@ function Frame(
         <div class="cad-stage">
           {props.children ?? (
             <div class="cad-viewer" data-state="empty">
-              <div class="cad-viewer__overlay">
+              <div class="cad-viewer__overlay" role="status">
                 <span class="cad-spinner" aria-hidden="true" />
                 <span>Loading model…</span>
               </div>
             </div>
           )}
         </div>
-        <aside class="cad-panel">
+        <div class="cad-panel">
           {props.schema && (
             <ParameterForm
               schema={props.schema}
@@ -156,9 +171,9 @@ function Frame(
               disabled
             />
           )}
-        </aside>
+        </div>
       </div>
-    </div>
+    </Root>
   );
 }
 
@@ -171,6 +186,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   const viewRef = useRef<SceneView | null>(null);
   const emit = props.onEvent;
   const bridgeRef = useRef<EmbedBridge | null>(null);
+  const rootRef = useRef<HTMLElement>(null);
 
   const apply = (next: Record<string, unknown>, announce: boolean) => {
     valuesRef.current = next;
@@ -258,15 +274,24 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     emit?.({ type: "status", tokenStatus });
   }, [tokenStatus]);
 
+  // The partner's theme is read where it resolves (after layout); checked again per scene.
+  useEffect(() => {
+    if (rootRef.current) enforceThemeContrast(rootRef.current);
+  }, [result]);
+
   const shown = explain(error ?? projectError, tokenStatus);
   useEffect(() => {
     if (shown) emit?.({ type: "error", code: shown.code, detail: shown.detail });
   }, [shown?.code, shown?.detail]);
 
   const loading = !shown && (status === "rendering" || (!result && status !== "error"));
+  const Root = props.hosted ? "main" : "section";
+  const title = project?.title ?? props.title ?? props.projectKey;
   return (
-    <div
+    <Root
       class="cad-configurator"
+      ref={rootRef}
+      aria-label={props.hosted ? undefined : title}
       data-token-status={tokenStatus.state}
       data-render-status={status}
       data-dag-hash={result?.dagHash ?? ""}
@@ -274,7 +299,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     >
       {!props.compact && (
         <header class="cad-bar">
-          <h1 class="cad-title">{project?.title ?? props.projectKey}</h1>
+          <h1 class="cad-title">{title}</h1>
           <StatusPill status={tokenStatus} refreshing={refreshing} refused={refused(shown)} />
         </header>
       )}
@@ -287,10 +312,11 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
               ? "Starting the design runtime (a few seconds the first time)…"
               : undefined}
             error={shown}
+            title={title}
             onView={(v) => (viewRef.current = v)}
           />
         </div>
-        <aside class="cad-panel">
+        <div class="cad-panel">
           {project?.schema
             ? (
               <ParameterForm
@@ -301,7 +327,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
               />
             )
             : <div class="cad-panel__placeholder">Loading parameters…</div>}
-        </aside>
+        </div>
       </div>
       <footer class="cad-foot">
         {props.compact && (
@@ -316,11 +342,11 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
         </span>
         {result && (
           <span class="cad-foot__item">
-            {result.triangles.toLocaleString("en")} triangles · {bboxText(result)}
+            {result.triangles.toLocaleString("en")} triangles · {sizeText(result)}
           </span>
         )}
       </footer>
-    </div>
+    </Root>
   );
 }
 
@@ -363,11 +389,6 @@ function StatusPill(
       {text}
     </span>
   );
-}
-
-function bboxText(result: RenderResult): string {
-  const d = result.bbox.max.map((m, i) => Math.round(m - result.bbox.min[i]));
-  return `${d[0]} × ${d[1]} × ${d[2]} mm`;
 }
 
 /** The error to show, with a message that says what happened and what to do. */

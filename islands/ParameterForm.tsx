@@ -5,7 +5,8 @@
  * validation message under a field whose typed value the schema refuses (the same check the
  * kernel runs, so the form never sends what the server would reject). When the design limited a
  * value (the render's `effective`), the field shows the value the model uses and why, and one
- * polite live region announces it.
+ * polite live region announces it. Each control is described (aria-describedby) by its help text
+ * and, while the value is refused, by its error message; the switch has one label.
  */
 import { useState } from "preact/hooks";
 import type { EffectiveValue } from "../lib/dag/scene.ts";
@@ -46,7 +47,12 @@ export default function ParameterForm(
     if (text) limits.set(p.name, text);
   }
   return (
-    <form class="cad-form" onSubmit={(e) => e.preventDefault()} aria-disabled={disabled}>
+    <form
+      class="cad-form"
+      onSubmit={(e) => e.preventDefault()}
+      aria-disabled={disabled}
+      aria-label="Parameters"
+    >
       {[...groups].map(([group, params]) => (
         <fieldset class="cad-form__group" key={group}>
           {group && <legend>{group}</legend>}
@@ -83,7 +89,12 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
   const [message, setMessage] = useState<string | null>(null);
   // What the person typed while it is invalid, so the field keeps it next to the message.
   const [draft, setDraft] = useState<string | null>(null);
+  // Ids as before (`cad-p-<name>` is what partners and tests address a field's control by).
   const id = `cad-p-${param.name}`;
+  const helpId = `cad-help-${param.name}`;
+  const errorId = `cad-error-${param.name}`;
+  const describedBy = [param.description && helpId, message !== null && errorId]
+    .filter(Boolean).join(" ") || undefined;
   const commit = (v: unknown, typed?: string) => {
     try {
       const ok = validateParameterValue(param, v);
@@ -107,6 +118,8 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
             type="range"
             name={param.name}
             aria-label={param.label}
+            aria-describedby={describedBy}
+            aria-invalid={message !== null}
             min={param.minimum}
             max={param.maximum}
             step={step ?? "any"}
@@ -124,6 +137,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
               step={step ?? "any"}
               value={draft ?? num}
               aria-invalid={message !== null}
+              aria-describedby={describedBy}
               disabled={disabled}
               onChange={(e) => {
                 const raw = (e.currentTarget as HTMLInputElement).value;
@@ -138,18 +152,20 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
     }
     case "Bool":
       control = (
-        <label class="cad-toggle">
+        // One label (the field's): the input lies over the track, so a click on it toggles.
+        <span class="cad-toggle">
           <input
             id={id}
             type="checkbox"
             role="switch"
+            aria-describedby={describedBy}
             checked={value === true}
             disabled={disabled}
             onChange={(e) => commit((e.currentTarget as HTMLInputElement).checked)}
           />
           <span class="cad-toggle__track" aria-hidden="true" />
-          <span class="cad-toggle__text">{value === true ? "On" : "Off"}</span>
-        </label>
+          <span class="cad-toggle__text" aria-hidden="true">{value === true ? "On" : "Off"}</span>
+        </span>
       );
       break;
     case "Enum":
@@ -157,6 +173,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
         <select
           id={id}
           class="cad-select"
+          aria-describedby={describedBy}
           value={String(value)}
           disabled={disabled}
           onChange={(e) => commit((e.currentTarget as HTMLSelectElement).value)}
@@ -169,7 +186,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
       break;
     case "Color":
       control = (
-        <div class="cad-colors">
+        <div class="cad-colors" role="group" aria-labelledby={`${id}-label`}>
           {(param.swatches ?? []).map((c) => (
             <button
               type="button"
@@ -190,6 +207,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
             id={id}
             type="color"
             class="cad-picker"
+            aria-describedby={describedBy}
             value={String(value)}
             disabled={disabled}
             onInput={(e) => commit((e.currentTarget as HTMLInputElement).value.toLowerCase())}
@@ -206,7 +224,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
       data-limited={limit ? "" : undefined}
     >
       <div class="cad-field__head">
-        <label for={id}>{param.label}</label>
+        <label for={id} id={`${id}-label`}>{param.label}</label>
         {(param.kind === "Int" || param.kind === "Float") && (
           <output
             class={`cad-field__value ${limit ? "cad-field__value--limited" : ""}`}
@@ -222,8 +240,8 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
           <strong>{limit.value}</strong> ({limit.reason})
         </p>
       )}
-      {param.description && <p class="cad-field__help">{param.description}</p>}
-      {message && <p class="cad-field__error" role="alert">{message}</p>}
+      {param.description && <p class="cad-field__help" id={helpId}>{param.description}</p>}
+      {message && <p class="cad-field__error" id={errorId} role="alert">{message}</p>}
     </div>
   );
 }

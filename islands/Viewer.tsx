@@ -3,11 +3,21 @@
  * per-part colors, instancing, geometry shared by mesh hash and disposed when unused — see
  * `lib/client/scene_view.ts`), with loading and error overlays, and a quiet notice while the
  * browser restores a lost WebGL context.
+ *
+ * Accessible (WCAG 2.2 AA): the view is focusable (`tabindex=0`), an image named after the
+ * project and described in words (`model_description.ts`: size, parts, triangles), operated by
+ * keys (`view_keys.ts`, listed in a hint shown on focus) and by buttons (rotate, zoom, Fit: a
+ * single-pointer alternative to dragging). One polite live region says "Updating model…" and,
+ * once renders settle, "Model updated: 52 × 52 × 14 mm, 1 part" (`render_announcer.ts`);
+ * `aria-busy` is set while rendering; errors are role=alert.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { RenderError, RenderResult } from "../lib/client/mod.ts";
 import { SceneView } from "../lib/client/scene_view.ts";
 import { errorTitle } from "../lib/client/error_titles.ts";
+import { describeModel } from "../lib/client/model_description.ts";
+import { RenderAnnouncer } from "../lib/client/render_announcer.ts";
+import { ORBIT_STEP, VIEW_KEYS_HINT } from "../lib/client/view_keys.ts";
 
 /** Props of the viewer. */
 export interface ViewerProps {
@@ -18,35 +28,68 @@ export interface ViewerProps {
   loadingText?: string;
   /** Show this error over the last good scene. */
   error?: { code: string; detail: string; title?: string } | RenderError | null;
+  /** The model's name: the view's accessible name and its description start with it. */
+  title?: string;
   /** Called once with the view (tests and benchmarks read `geometryCount`). */
   onView?: (view: SceneView) => void;
 }
 
 /** A three.js canvas that shows `result`. */
-export default function Viewer({ result, loading, loadingText, error, onView }: ViewerProps) {
+export default function Viewer(
+  { result, loading, loadingText, error, title, onView }: ViewerProps,
+) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<SceneView | null>(null);
   const [contextLost, setContextLost] = useState(false);
+  const [announcement, setAnnouncement] = useState("");
+  const announcer = useRef<RenderAnnouncer | null>(null);
+  const ids = useId();
   useEffect(() => {
-    const v = new SceneView(host.current!, { onContextChange: setContextLost });
+    const stage = getComputedStyle(host.current!).getPropertyValue("--_cad-stage").trim();
+    const v = new SceneView(host.current!, {
+      onContextChange: setContextLost,
+      background: stage || undefined,
+    });
     view.current = v;
     onView?.(v);
+    announcer.current = new RenderAnnouncer(setAnnouncement);
     return () => {
       v.dispose();
+      announcer.current?.dispose();
       view.current = null;
     };
   }, []);
   useEffect(() => {
     if (result && view.current) view.current.show(result);
   }, [result]);
+  useEffect(() => {
+    announcer.current?.update({ loading: !!loading, result, error: !!error });
+  }, [loading, result, error]);
   const empty = !result;
+  const name = title ?? "Model";
   return (
     <div
       class="cad-viewer"
       data-state={error ? "error" : loading ? "loading" : empty ? "empty" : "ready"}
       data-context={contextLost ? "lost" : "ok"}
     >
-      <div class="cad-viewer__canvas" ref={host} />
+      <div
+        class="cad-viewer__canvas"
+        ref={host}
+        tabIndex={0}
+        role="img"
+        aria-label={`3D view of ${name}`}
+        aria-describedby={`${ids}-desc ${ids}-keys`}
+        aria-busy={loading ? "true" : "false"}
+        data-view=""
+      />
+      <p class="cad-viewer__hint" id={`${ids}-keys`} data-view-keys="">{VIEW_KEYS_HINT}</p>
+      <p class="cad-visually-hidden" id={`${ids}-desc`} data-model-description="">
+        {result ? describeModel(result, name) : ""}
+      </p>
+      <p class="cad-visually-hidden" aria-live="polite" data-render-announcement="">
+        {announcement}
+      </p>
       {contextLost && (
         <div class="cad-viewer__overlay cad-viewer__overlay--lost" role="status">
           <span class="cad-spinner" aria-hidden="true" />
@@ -54,8 +97,11 @@ export default function Viewer({ result, loading, loadingText, error, onView }: 
         </div>
       )}
       {loading && (
-        <div class={`cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`}>
-          <span class="cad-spinner" aria-hidden="true" />
+        <div
+          class={`cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`}
+          aria-hidden="true"
+        >
+          <span class="cad-spinner" />
           <span>{empty ? loadingText ?? "Loading model…" : "Updating…"}</span>
         </div>
       )}
@@ -66,14 +112,52 @@ export default function Viewer({ result, loading, loadingText, error, onView }: 
         </div>
       )}
       {result && (
-        <button
-          type="button"
-          class="cad-viewer__fit"
-          title="Fit to view"
-          onClick={() => view.current?.fit(result)}
-        >
-          Fit
-        </button>
+        <div class="cad-viewer__tools" role="group" aria-label="View">
+          <button
+            type="button"
+            data-icon=""
+            aria-label="Rotate left"
+            title="Rotate left (←)"
+            onClick={() => view.current?.orbit(-ORBIT_STEP, 0)}
+          >
+            ↺
+          </button>
+          <button
+            type="button"
+            data-icon=""
+            aria-label="Rotate right"
+            title="Rotate right (→)"
+            onClick={() => view.current?.orbit(ORBIT_STEP, 0)}
+          >
+            ↻
+          </button>
+          <button
+            type="button"
+            data-icon=""
+            aria-label="Zoom in"
+            title="Zoom in (+)"
+            onClick={() => view.current?.handleKey("+")}
+          >
+            +
+          </button>
+          <button
+            type="button"
+            data-icon=""
+            aria-label="Zoom out"
+            title="Zoom out (−)"
+            onClick={() => view.current?.handleKey("-")}
+          >
+            −
+          </button>
+          <button
+            type="button"
+            class="cad-viewer__fit"
+            title="Fit to view (Home)"
+            onClick={() => view.current?.fit(result)}
+          >
+            Fit
+          </button>
+        </div>
       )}
     </div>
   );

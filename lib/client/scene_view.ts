@@ -26,6 +26,10 @@
  *   `onContextChange(true)` lets the page show a quiet notice; on `webglcontextrestored` three.js
  *   re-creates its GL state, the view rebuilds what lived only on the GPU (the environment map;
  *   geometries and materials upload again from their CPU copies) and draws the scene again.
+ * - Keyboard (WCAG 2.1.1, and 2.5.7's single-pointer alternative through `orbit`/`zoom`): the
+ *   container listens for keys (`view_keys.ts`: arrows orbit 15°, + / − and PageUp / PageDown
+ *   zoom, Home refits); the page makes it focusable and describes it. Every move is one instant
+ *   step and damping stays off, so nothing animates (prefers-reduced-motion holds by design).
  *
  * Runs in browsers: no Deno APIs here.
  */
@@ -58,6 +62,7 @@ import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import type { RenderResult } from "./render_result.ts";
 import { type BoundingSphere, fitDistance, shouldRefit, sphereOfBox } from "./camera_fit.ts";
+import { viewKeyAction } from "./view_keys.ts";
 
 /** Tone mappings a view may use (`SceneViewOptions.toneMapping`). */
 export type SceneToneMapping = "neutral" | "aces" | "agx";
@@ -84,6 +89,8 @@ export interface SceneViewOptions {
   toneMapping?: SceneToneMapping;
   /** Called with `true` when the WebGL context is lost, `false` once it is restored and drawn. */
   onContextChange?: (lost: boolean) => void;
+  /** Listen for the view keys on `container` (default true; the page makes it focusable). */
+  keyboard?: boolean;
 }
 
 /**
@@ -108,7 +115,10 @@ export class SceneView {
   readonly #materials = new Map<string, MeshStandardMaterial>();
   readonly #resize: ResizeObserver;
   readonly #onContextChange: ((lost: boolean) => void) | undefined;
+  readonly #keyboard: boolean;
   #group: Group | undefined;
+  /** The scene on screen (Home and `fit()` fit its bounding box). */
+  #shown: RenderResult | undefined;
   #groupHashes: string[] = [];
   /** The bounding sphere the camera was last fitted to (undefined before the first fit). */
   #fitted: BoundingSphere | undefined;
@@ -152,6 +162,8 @@ export class SceneView {
     this.#controls.addEventListener("change", () => this.requestRender());
     // "start" fires on a pointer drag, a wheel zoom or a key pan — the shopper's own moves.
     this.#controls.addEventListener("start", () => (this.#userMoved = true));
+    this.#keyboard = options.keyboard ?? true;
+    if (this.#keyboard) container.addEventListener("keydown", this.#onKey);
     this.#resize = new ResizeObserver(() => this.#fitSize());
     this.#resize.observe(container);
     this.#fitSize();
@@ -170,6 +182,62 @@ export class SceneView {
   /** The camera's distance from the point it orbits (tests read it after a refit). */
   get cameraDistance(): number {
     return this.#camera.position.distanceTo(this.#controls.target);
+  }
+
+  /** The camera's position (tests check that a key moved it). */
+  get cameraPosition(): [number, number, number] {
+    return this.#camera.position.toArray() as [number, number, number];
+  }
+
+  /** Sets the background (a theme's `--cad-stage`; any colour three.js reads). */
+  setBackground(color: string): void {
+    (this.#scene.background as Color).setStyle(color);
+    this.requestRender();
+  }
+
+  /**
+   * Orbits the camera around its target: `azimuth` radians around the up (Z) axis, `polar`
+   * radians towards (negative) or away from (positive) the top, stopping short of the poles.
+   */
+  orbit(azimuth: number, polar: number): void {
+    const target = this.#controls.target;
+    const offset = this.#camera.position.clone().sub(target);
+    const up = new Vector3(0, 0, 1);
+    offset.applyAxisAngle(up, azimuth);
+    if (polar) {
+      const current = offset.angleTo(up);
+      const next = Math.min(Math.max(current + polar, 0.05), Math.PI - 0.05);
+      const axis = new Vector3().crossVectors(up, offset).normalize();
+      if (axis.lengthSq() > 0) offset.applyAxisAngle(axis, next - current);
+    }
+    this.#camera.position.copy(target).add(offset);
+    this.#camera.lookAt(target);
+    this.#userMoved = true;
+    this.#controls.update();
+    this.requestRender();
+  }
+
+  /** Moves the camera `factor` times its distance from the target (< 1 zooms in). */
+  zoom(factor: number): void {
+    const target = this.#controls.target;
+    const offset = this.#camera.position.clone().sub(target);
+    const radius = this.#fitted?.radius ?? offset.length();
+    const length = Math.min(Math.max(offset.length() * factor, radius * 0.2), radius * 40);
+    offset.setLength(length);
+    this.#camera.position.copy(target).add(offset);
+    this.#userMoved = true;
+    this.#controls.update();
+    this.requestRender();
+  }
+
+  /** Runs the view action of `key` (`view_keys.ts`); false when the key is not the view's. */
+  handleKey(key: string): boolean {
+    const action = viewKeyAction(key);
+    if (!action) return false;
+    if (action.type === "orbit") this.orbit(action.azimuth, action.polar);
+    else if (action.type === "zoom") this.zoom(action.factor);
+    else this.fit();
+    return true;
   }
 
   /** Whether the shopper moved the camera since the last fit (then big changes do not refit). */
@@ -216,6 +284,7 @@ export class SceneView {
         group.add(mesh);
       }
     }
+    this.#shown = result;
     const old = this.#group;
     const oldHashes = this.#groupHashes;
     this.#group = group;
@@ -242,7 +311,7 @@ export class SceneView {
    * Points the camera at the scene's bounding box from a three-quarter view, and forgets that
    * the shopper moved it (later big changes refit again).
    */
-  fit(result?: RenderResult): void {
+  fit(result: RenderResult | undefined = this.#shown): void {
     const box = new Box3();
     if (result) {
       box.min.fromArray(result.bbox.min);
@@ -289,6 +358,7 @@ export class SceneView {
     this.canvas.removeEventListener("webglcontextlost", this.#lost);
     this.canvas.removeEventListener("webglcontextrestored", this.#restored);
     this.#resize.disconnect();
+    if (this.#keyboard) this.#container.removeEventListener("keydown", this.#onKey);
     this.#controls.dispose();
     if (this.#group) {
       this.#scene.remove(this.#group);
@@ -315,6 +385,11 @@ export class SceneView {
     pmrem.dispose();
     this.#scene.environment = this.#environment;
   }
+
+  readonly #onKey = (event: KeyboardEvent): void => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.target !== this.#container) return;
+    if (this.handleKey(event.key)) event.preventDefault();
+  };
 
   readonly #lost = (event: Event): void => {
     // Without preventDefault the browser never restores the context.

@@ -2,6 +2,8 @@
  * The whole configurator for React: `ConfiguratorProvider` + `Viewer` + `ParameterForm` + a status
  * bar, the React counterpart of the `<cad-configurator>` element. The first render starts from the
  * schema's defaults merged with `initialValues`; every form change renders the new values.
+ * A `<section>` named after the project (the partner's page gives it its landmarks); the theme's
+ * colour pairs are checked once drawn (`enforceThemeContrast`), as in islands/Configurator.tsx.
  */
 import {
   createElement as h,
@@ -24,6 +26,8 @@ import { useRender } from "./use_render.ts";
 import { useSession } from "./use_session.ts";
 import { Viewer } from "./Viewer.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
+import { enforceThemeContrast } from "../../../../lib/client/theme_contrast.ts";
+import { sizeText } from "../../../../lib/client/model_description.ts";
 
 /** What a configurator reports (the same events as `<cad-configurator>`, without the prefix). */
 export type ConfiguratorEvent =
@@ -82,6 +86,7 @@ function Shell(props: ConfiguratorProps): ReactNode {
     ...props.initialValues,
   });
   const valuesRef = useRef(values);
+  const rootRef = useRef<HTMLElement>(null);
   const emit = useRef(props.onEvent);
   emit.current = props.onEvent;
 
@@ -109,6 +114,8 @@ function Shell(props: ConfiguratorProps): ReactNode {
 
   useEffect(() => {
     if (result) emit.current?.({ type: "rendered", result });
+    // The partner's theme is read where it resolves (after layout); checked again per scene.
+    if (rootRef.current) enforceThemeContrast(rootRef.current);
   }, [result]);
   useEffect(() => {
     emit.current?.({ type: "status", tokenStatus });
@@ -123,9 +130,12 @@ function Shell(props: ConfiguratorProps): ReactNode {
   const loading = !shown &&
     (status === "rendering" || (!result && status !== "error"));
   const pill = h(StatusPill, { status: tokenStatus, failed: shown !== null });
+  const title = project?.title ?? props.projectKey;
   return h(
-    "div",
+    "section",
     {
+      ref: rootRef,
+      "aria-label": title,
       className: `cad-configurator ${props.className ?? ""}`.trim(),
       style: props.style,
       "data-token-status": tokenStatus.state,
@@ -136,7 +146,7 @@ function Shell(props: ConfiguratorProps): ReactNode {
     props.compact ? null : h(
       "header",
       { className: "cad-bar" },
-      h("h1", { className: "cad-title" }, project?.title ?? props.projectKey),
+      h("h1", { className: "cad-title" }, title),
       pill,
     ),
     h(
@@ -145,10 +155,16 @@ function Shell(props: ConfiguratorProps): ReactNode {
       h(
         "div",
         { className: "cad-stage" },
-        h(Viewer, { result, loading, error: shown, onView: props.onView }),
+        h(Viewer, {
+          result,
+          loading,
+          error: shown,
+          title,
+          onView: props.onView,
+        }),
       ),
       h(
-        "aside",
+        "div",
         { className: "cad-panel" },
         project?.schema
           ? h(ParameterForm, {
@@ -182,7 +198,9 @@ function Shell(props: ConfiguratorProps): ReactNode {
         ? h(
           "span",
           { className: "cad-foot__item" },
-          `${result.triangles.toLocaleString("en")} triangles`,
+          `${result.triangles.toLocaleString("en")} triangles · ${
+            sizeText(result)
+          }`,
         )
         : null,
     ),

@@ -5,6 +5,8 @@
  * `validateParameterValue`) shows a message under its field and is never sent. When the design
  * limits a value (the render's `effective`), the field shows the value the model uses and why, and
  * one polite live region announces it — the same words as the Preact form (effective_value_text).
+ * Each control is described (aria-describedby) by its help text and, while refused, its error;
+ * the switch has one label (the field's), as in islands/ParameterForm.tsx.
  */
 import { createElement as h, type ReactNode, useState } from "react";
 import {
@@ -58,6 +60,7 @@ export function ParameterForm(props: ParameterFormProps): ReactNode {
       className: "cad-form",
       onSubmit: (e: { preventDefault(): void }) => e.preventDefault(),
       "aria-disabled": props.disabled,
+      "aria-label": "Parameters",
     },
     [...groups].map(([group, params]) =>
       h(
@@ -105,6 +108,10 @@ function Field(
   // What the person is typing (or typed, while invalid), shown instead of the value.
   const [draft, setDraft] = useState<string | null>(null);
   const id = `cad-p-${param.name}`;
+  const helpId = `cad-help-${param.name}`;
+  const errorId = `cad-error-${param.name}`;
+  const describedBy = [param.description && helpId, message !== null && errorId]
+    .filter(Boolean).join(" ") || undefined;
   const commit = (v: unknown, typed?: string) => {
     try {
       const ok = validateParameterValue(param, v);
@@ -133,6 +140,8 @@ function Field(
           type: "range",
           name: param.name,
           "aria-label": param.label,
+          "aria-describedby": describedBy,
+          "aria-invalid": message !== null,
           min: param.minimum,
           max: param.maximum,
           step: step ?? "any",
@@ -153,6 +162,7 @@ function Field(
             step: step ?? "any",
             value: draft ?? String(num),
             "aria-invalid": message !== null,
+            "aria-describedby": describedBy,
             disabled,
             // React's onChange fires per keystroke: keep the draft, commit on Enter or blur.
             onChange: (e: { currentTarget: HTMLInputElement }) =>
@@ -168,13 +178,15 @@ function Field(
       break;
     }
     case "Bool":
+      // One label (the field's): the input lies over the track, so a click on it toggles.
       control = h(
-        "label",
+        "span",
         { className: "cad-toggle" },
         h("input", {
           id,
           type: "checkbox",
           role: "switch",
+          "aria-describedby": describedBy,
           checked: value === true,
           disabled,
           onChange: (e: { currentTarget: HTMLInputElement }) =>
@@ -183,7 +195,7 @@ function Field(
         h("span", { className: "cad-toggle__track", "aria-hidden": true }),
         h(
           "span",
-          { className: "cad-toggle__text" },
+          { className: "cad-toggle__text", "aria-hidden": true },
           value === true ? "On" : "Off",
         ),
       );
@@ -194,6 +206,7 @@ function Field(
         {
           id,
           className: "cad-select",
+          "aria-describedby": describedBy,
           value: String(value),
           disabled,
           onChange: (e: { currentTarget: HTMLSelectElement }) =>
@@ -211,7 +224,11 @@ function Field(
     case "Color":
       control = h(
         "div",
-        { className: "cad-colors" },
+        {
+          className: "cad-colors",
+          role: "group",
+          "aria-labelledby": `${id}-label`,
+        },
         (param.swatches ?? []).map((c) =>
           h("button", {
             type: "button",
@@ -230,6 +247,7 @@ function Field(
           id,
           type: "color",
           className: "cad-picker",
+          "aria-describedby": describedBy,
           value: String(value),
           disabled,
           onChange: (e: { currentTarget: HTMLInputElement }) =>
@@ -250,7 +268,7 @@ function Field(
     h(
       "div",
       { className: "cad-field__head" },
-      h("label", { htmlFor: id }, param.label),
+      h("label", { htmlFor: id, id: `${id}-label` }, param.label),
       numeric
         ? h(
           "output",
@@ -280,10 +298,14 @@ function Field(
       )
       : null,
     param.description
-      ? h("p", { className: "cad-field__help" }, param.description)
+      ? h("p", { className: "cad-field__help", id: helpId }, param.description)
       : null,
     message
-      ? h("p", { className: "cad-field__error", role: "alert" }, message)
+      ? h(
+        "p",
+        { className: "cad-field__error", id: errorId, role: "alert" },
+        message,
+      )
       : null,
   );
 }

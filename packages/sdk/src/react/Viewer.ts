@@ -1,13 +1,30 @@
 /**
  * The viewer for React: a `SceneView` (lib/client/scene_view.ts: three.js, orbit controls, fit to
- * view, geometry shared by mesh hash) created in an effect and disposed in its cleanup, with the
- * loading and error overlays of the configurator's stylesheet.
+ * view, geometry shared by mesh hash, keyboard) created in an effect and disposed in its cleanup,
+ * with the loading and error overlays of the configurator's stylesheet. Accessible as the Preact
+ * island is (islands/Viewer.tsx): a focusable image named after the model and described in words
+ * (model_description.ts), the keys listed in a hint shown on focus (view_keys.ts), rotate/zoom/Fit
+ * buttons, one polite live region debounced to the completed render (render_announcer.ts),
+ * `aria-busy` while rendering, errors as role=alert.
  */
-import { createElement as h, type ReactNode, useEffect, useRef } from "react";
+import {
+  createElement as h,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
 import type { RenderError } from "../../../../lib/client/problem.ts";
 import type { RenderResult } from "../../../../lib/client/render_result.ts";
 import { SceneView } from "../../../../lib/client/scene_view.ts";
 import { errorTitle } from "../../../../lib/client/error_titles.ts";
+import { describeModel } from "../../../../lib/client/model_description.ts";
+import { RenderAnnouncer } from "../../../../lib/client/render_announcer.ts";
+import {
+  ORBIT_STEP,
+  VIEW_KEYS_HINT,
+} from "../../../../lib/client/view_keys.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 
 /** Props of the viewer. */
@@ -19,6 +36,8 @@ export interface ViewerProps {
   loadingText?: string;
   /** Show this error over the last good scene. */
   error?: { code: string; detail: string; title?: string } | RenderError | null;
+  /** The model's name: the view's accessible name and its description start with it. */
+  title?: string;
   /** Called with each view created (tests and benchmarks read `geometryCount`). */
   onView?: (view: SceneView) => void;
   className?: string;
@@ -32,41 +51,130 @@ export function Viewer(props: ViewerProps): ReactNode {
   const view = useRef<SceneView | null>(null);
   const onView = useRef(props.onView);
   onView.current = props.onView;
+  const [announcement, setAnnouncement] = useState("");
+  const announcer = useRef<RenderAnnouncer | null>(null);
+  const ids = useId();
   useEffect(() => {
-    const v = new SceneView(host.current!);
+    const stage = getComputedStyle(host.current!).getPropertyValue(
+      "--_cad-stage",
+    ).trim();
+    const v = new SceneView(host.current!, { background: stage || undefined });
     view.current = v;
     onView.current?.(v);
+    const a = new RenderAnnouncer(setAnnouncement);
+    announcer.current = a;
     return () => {
       v.dispose();
+      a.dispose();
       if (view.current === v) view.current = null;
     };
   }, []);
   useEffect(() => {
     if (result && view.current) view.current.show(result);
   }, [result]);
+  useEffect(() => {
+    announcer.current?.update({ loading: !!loading, result, error: !!error });
+  }, [loading, result, error]);
   const empty = !result;
-  const state = error ? "error" : loading ? "loading" : empty ? "empty" : "ready";
+  const state = error
+    ? "error"
+    : loading
+    ? "loading"
+    : empty
+    ? "empty"
+    : "ready";
+  const name = props.title ?? "Model";
+  const tool = (label: string, title: string, glyph: string, run: () => void) =>
+    h("button", {
+      type: "button",
+      "data-icon": "",
+      "aria-label": label,
+      title,
+      onClick: run,
+    }, glyph);
   return h(
     "div",
-    { className: `cad-viewer ${props.className ?? ""}`.trim(), "data-state": state },
-    h("div", { className: "cad-viewer__canvas", ref: host }),
+    {
+      className: `cad-viewer ${props.className ?? ""}`.trim(),
+      "data-state": state,
+    },
+    h("div", {
+      className: "cad-viewer__canvas",
+      ref: host,
+      tabIndex: 0,
+      role: "img",
+      "aria-label": `3D view of ${name}`,
+      "aria-describedby": `${ids}-desc ${ids}-keys`,
+      "aria-busy": loading ? "true" : "false",
+      "data-view": "",
+    }),
+    h("p", {
+      className: "cad-viewer__hint",
+      id: `${ids}-keys`,
+      "data-view-keys": "",
+    }, VIEW_KEYS_HINT),
+    h(
+      "p",
+      {
+        className: "cad-visually-hidden",
+        id: `${ids}-desc`,
+        "data-model-description": "",
+      },
+      result ? describeModel(result, name) : "",
+    ),
+    h(
+      "p",
+      {
+        className: "cad-visually-hidden",
+        "aria-live": "polite",
+        "data-render-announcement": "",
+      },
+      announcement,
+    ),
     loading && h(
       "div",
-      { className: `cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}` },
-      h("span", { className: "cad-spinner", "aria-hidden": true }),
+      {
+        className: `cad-viewer__overlay ${
+          empty ? "" : "cad-viewer__overlay--corner"
+        }`,
+        "aria-hidden": true,
+      },
+      h("span", { className: "cad-spinner" }),
       h("span", null, empty ? loadingText ?? "Loading model…" : "Updating…"),
     ),
     error && h(
       "div",
       { className: "cad-viewer__error", role: "alert" },
-      h("strong", null, ("title" in error && error.title) || errorTitle(error.code)),
+      h(
+        "strong",
+        null,
+        ("title" in error && error.title) || errorTitle(error.code),
+      ),
       h("span", null, error.detail),
     ),
-    result && h("button", {
-      type: "button",
-      className: "cad-viewer__fit",
-      title: "Fit to view",
-      onClick: () => view.current?.fit(result),
-    }, "Fit"),
+    result && h(
+      "div",
+      { className: "cad-viewer__tools", role: "group", "aria-label": "View" },
+      tool(
+        "Rotate left",
+        "Rotate left (←)",
+        "↺",
+        () => view.current?.orbit(-ORBIT_STEP, 0),
+      ),
+      tool(
+        "Rotate right",
+        "Rotate right (→)",
+        "↻",
+        () => view.current?.orbit(ORBIT_STEP, 0),
+      ),
+      tool("Zoom in", "Zoom in (+)", "+", () => view.current?.handleKey("+")),
+      tool("Zoom out", "Zoom out (−)", "−", () => view.current?.handleKey("-")),
+      h("button", {
+        type: "button",
+        className: "cad-viewer__fit",
+        title: "Fit to view (Home)",
+        onClick: () => view.current?.fit(result),
+      }, "Fit"),
+    ),
   );
 }
