@@ -24,6 +24,8 @@ export interface PageData<T = unknown> {
   data: T;
   /** Optional page title. */
   title?: string;
+  /** Optional `<meta name="description">` text (search results, link previews). */
+  description?: string;
   /** Response status (default 200), e.g. 422 for a form re-shown with errors. */
   status?: number;
   /** Extra response headers, e.g. `Cache-Control: no-store`. */
@@ -53,6 +55,7 @@ export interface PageProps<T = unknown> {
 /** Props of the `_app.tsx` layout. */
 export interface AppProps {
   title?: string;
+  description?: string;
   nonce: string;
   url: URL;
   children: ComponentChildren;
@@ -83,7 +86,7 @@ export interface Manifest<E extends Env = WebEnv> {
   islands: Record<string, Record<string, unknown>>;
 }
 
-/** Returns page data from a handler (Fresh's `page()`). */
-export function page<T>(data: T, title?: string): PageData<T> {
-  return { data, title };
+/** Returns page data from a handler (Fresh's `page()`), with an optional title and description. */
+export function page<T>(data: T, title?: string, description?: string): PageData<T> {
+  return description === undefined ? { data, title } : { data, title, description };
 }

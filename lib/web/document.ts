@@ -69,12 +69,14 @@ export interface DocumentShell {
   nonce?: string;
   /** A `viewport` meta for small screens (default true). */
   viewport?: boolean;
+  /** A `<meta name="description">` (search results, link previews); none when absent. */
+  description?: string;
   body: ComponentChildren;
 }
 
 /**
- * The `<html>` tree of a page without a layout: charset, viewport, title, one inline stylesheet,
- * then the body.
+ * The `<html>` tree of a page without a layout: charset, viewport, title, description, the site
+ * icon, one inline stylesheet, then the body.
  *
  * @example
  * ```ts
@@ -93,6 +95,9 @@ export function documentShell(shell: DocumentShell) {
         ? null
         : h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),
       h("title", null, shell.title),
+      shell.description ? h("meta", { name: "description", content: shell.description }) : null,
+      h("link", { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }),
+      h("link", { rel: "icon", href: "/favicon.ico", sizes: "16x16 32x32 48x48" }),
       h("style", { nonce: shell.nonce, dangerouslySetInnerHTML: { __html: shell.css ?? "" } }),
     ),
     h("body", null, shell.body),

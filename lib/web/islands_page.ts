@@ -14,6 +14,8 @@ import { islandBuildOf } from "./islands_build.ts";
 /** What a page needs besides its body. */
 export interface IslandPageOptions {
   title: string;
+  /** The page's `<meta name="description">`. */
+  description?: string;
   /** The page's stylesheet, inlined in `<head>` under the CSP nonce. */
   css?: string;
   /** The page body, built with the collector's `island()`. */
@@ -50,6 +52,7 @@ export async function islandPage<E extends Env>(
     render: (nonce) =>
       documentShell({
         title: options.title,
+        description: options.description,
         css: options.css,
         nonce,
         body: [options.body(collector), collector.boot(nonce)],

@@ -150,7 +150,13 @@ function renderPage(
     render(nonce) {
       const props = { data: result.data, url: new URL(c.req.url), params: c.req.param(), nonce };
       const body = h(Page, props);
-      const layoutProps: AppProps = { title: result.title, nonce, url: props.url, children: body };
+      const layoutProps: AppProps = {
+        title: result.title,
+        description: result.description,
+        nonce,
+        url: props.url,
+        children: body,
+      };
       return Layout ? h(Layout, layoutProps) : body;
     },
   });

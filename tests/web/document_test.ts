@@ -89,6 +89,7 @@ Deno.test("document - one nonce for the tree and the header; the document's head
       seen = nonce;
       return documentShell({
         title: "T <1>",
+        description: 'Says "what"',
         css: "p{}",
         nonce,
         body: [h("p", null, "hi"), h("script", { nonce }, "1")],
@@ -107,7 +108,11 @@ Deno.test("document - one nonce for the tree and the header; the document's head
     await res.text(),
     '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"/>' +
       '<meta name="viewport" content="width=device-width, initial-scale=1"/>' +
-      `<title>T &lt;1></title><style nonce="${seen}">p{}</style></head>` +
+      "<title>T &lt;1></title>" +
+      '<meta name="description" content="Says &quot;what&quot;"/>' +
+      '<link rel="icon" href="/favicon.svg" type="image/svg+xml"/>' +
+      '<link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48"/>' +
+      `<style nonce="${seen}">p{}</style></head>` +
       `<body><p>hi</p><script nonce="${seen}">1</script></body></html>`,
   );
 });
