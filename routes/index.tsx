@@ -29,6 +29,8 @@ export const handler: Handlers = {
     const baseUrl = separateKernel ? new URL(kernelUrl).origin : origin;
     return await islandPage(ctx, {
       title: demo?.selected ? `${demo.selected.title} · CAD Configurator` : "CAD Configurator",
+      description: "A live parametric CAD configurator to put on your storefront: change a value " +
+        "and the part is rendered; examples, two-tag embedding, sign-up and the docs.",
       css: SITE_CSS + CONFIGURATOR_CSS + HOME_CSS,
       frameAncestors: [],
       connectSrc: separateKernel ? [baseUrl] : [],
@@ -193,7 +195,7 @@ function Embed({ demo, origin }: { demo: DemoPageInfo; origin: string }) {
             key this works on the example storefront (<code>examples/storefront/serve.ts</code>, see
             the README).
           </p>
-          <pre>{snippet}</pre>
+          <pre tabIndex={0}>{snippet}</pre>
           <ol class="steps">
             <li>
               <a href="/auth/signup">Sign up</a> (or{" "}
@@ -222,7 +224,7 @@ function Embed({ demo, origin }: { demo: DemoPageInfo; origin: string }) {
             </dd>
           </dl>
           <p>The same from a terminal:</p>
-          <pre>{curl}</pre>
+          <pre tabIndex={0}>{curl}</pre>
         </div>
       </div>
     </section>

@@ -3,7 +3,7 @@ import type { SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS } from "@/lib/hub/rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
 import { RENDER_QUOTA_MAX } from "@/lib/render/render_quota.ts";
-import { CsrfField, ErrorBox } from "./Shell.tsx";
+import { CsrfField, ErrorBox, fieldError } from "./Shell.tsx";
 
 /** Props of the key form. */
 export interface KeyFormProps {
@@ -13,10 +13,13 @@ export interface KeyFormProps {
   projects: Array<{ slug: string; title: string }>;
   submit: string;
   error?: string;
+  /** The refusal's problem code: which field the error is about (`invalid_origin`: origins). */
+  errorCode?: string;
 }
 
 /** The key form. */
 export function KeyForm(p: KeyFormProps) {
+  const about = (...codes: string[]) => fieldError(!!p.error && codes.includes(p.errorCode ?? ""));
   return (
     <form method="post" action={p.action} class="stack">
       <CsrfField token={p.csrf} />
@@ -32,10 +35,12 @@ export function KeyForm(p: KeyFormProps) {
           One per line, exactly as the browser sends it: scheme, host and port, no path or trailing
           slash (e.g. https://shop.example.com, http://localhost:5173).
         </span>
-        <textarea name="origins" rows={4} required>{p.values.origins}</textarea>
+        <textarea name="origins" rows={4} required {...about("invalid_origin")}>
+          {p.values.origins}
+        </textarea>
       </label>
-      <div class="field">
-        Allowed projects
+      <fieldset class="field" {...about("unknown_project")}>
+        <legend>Allowed projects</legend>
         {p.projects.length === 0
           ? (
             <span class="hint">
@@ -57,7 +62,7 @@ export function KeyForm(p: KeyFormProps) {
               ))}
             </div>
           )}
-      </div>
+      </fieldset>
       <div class="row">
         <label>
           Default TTL (minutes)

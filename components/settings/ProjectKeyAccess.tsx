@@ -69,7 +69,7 @@ export function ProjectKeyAccess({ slug, title, csrf, keys, outcome }: ProjectKe
           <form method="post" action={`/settings/projects/${slug}/keys`} class="stack">
             <CsrfField token={csrf} />
             <Notice text={notice} />
-            <ErrorBox error={error} />
+            <ErrorBox error={error} id="key-access-error" />
             <p class="muted">Keys that may mint tokens for this project:</p>
             <div class="checks key-checks">
               {keys.map((k) => (

@@ -37,6 +37,7 @@ export function Shell(props: ShellProps) {
   return (
     <div class="settings">
       <link rel="stylesheet" href="/settings.css" />
+      <a class="skip" href="#content">Skip to content</a>
       <header class="topbar">
         <a class="brand" href="/settings/keys">CAD Configurator</a>
         <span class="partner">{props.partnerName}</span>
@@ -54,7 +55,7 @@ export function Shell(props: ShellProps) {
             <a href={href} aria-current={id === props.section ? "page" : undefined}>{label}</a>
           ))}
         </nav>
-        <main class="content">{props.children}</main>
+        <main class="content" id="content" tabIndex={-1}>{props.children}</main>
       </div>
       <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: COPY_SCRIPT }} />
     </div>
@@ -66,9 +67,32 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-/** A form-level error message (or nothing). */
-export function ErrorBox({ error }: { error?: string | null }) {
-  return error ? <p class="error" role="alert">{error}</p> : null;
+/** The id of a form's error message, which its fields name in `aria-describedby`. */
+export const FORM_ERROR_ID = "form-error";
+
+/** A form-level error message (or nothing), announced on load; fields point at its `id`. */
+export function ErrorBox({ error, id = FORM_ERROR_ID }: { error?: string | null; id?: string }) {
+  return error ? <p class="error" role="alert" id={id}>{error}</p> : null;
+}
+
+/**
+ * The ARIA attributes of a field a form error is about: `aria-invalid` and `aria-describedby`
+ * naming the error message (`errorId`); nothing when the error is about another field.
+ */
+export function fieldError(
+  inError: boolean,
+  errorId: string = FORM_ERROR_ID,
+): { "aria-invalid"?: "true"; "aria-describedby"?: string } {
+  return inError ? { "aria-invalid": "true", "aria-describedby": errorId } : {};
+}
+
+/** A wide table's box: it scrolls sideways on a phone and takes keyboard focus to do so. */
+export function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="scroll-x" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
 }
 
 /** A notice after a successful action (or nothing). */

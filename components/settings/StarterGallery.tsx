@@ -22,7 +22,7 @@ export function StarterGallery({ starters, csrf, taken, error }: StarterGalleryP
         Creates the project in your account and publishes the example as its first version; add it
         to a key on the project's page.
       </p>
-      <ErrorBox error={error} />
+      <ErrorBox error={error} id="starter-error" />
       <ul class="starters">
         {starters.map((s) => (
           <li class="starter">
@@ -39,7 +39,7 @@ export function StarterGallery({ starters, csrf, taken, error }: StarterGalleryP
               <CsrfField token={csrf} />
               <input type="hidden" name="action" value="starter" />
               <input type="hidden" name="starter" value={s.name} />
-              <button type="submit" class="secondary" aria-label={`Use the ${s.title} starter`}>
+              <button type="submit" class="secondary" aria-label={`Use this starter: ${s.title}`}>
                 Use this starter
               </button>
             </form>

@@ -5,6 +5,7 @@ import type { ComponentChildren } from "preact";
 export function SiteTop() {
   return (
     <header class="site-top">
+      <a class="skip" href="#main">Skip to content</a>
       <div class="site-top__in">
         <a class="site-brand" href="/">
           <span class="site-brand__mark" aria-hidden="true" />CAD Configurator
@@ -41,7 +42,7 @@ export function SitePage({ children }: { children: ComponentChildren }) {
   return (
     <>
       <SiteTop />
-      <main class="site-main">{children}</main>
+      <main class="site-main" id="main" tabIndex={-1}>{children}</main>
       <SiteFoot />
     </>
   );

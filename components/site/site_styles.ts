@@ -5,7 +5,7 @@
 
 /** The top bar, buttons, sections and footer every public page shares. */
 export const SITE_CSS = `
-:root { --ink: #1d2330; --muted: #5b6474; --line: #e3e6ec; --accent: #2f6fed; --bg: #f6f7f9;
+:root { --ink: #1d2330; --muted: #5b6474; --line: #e3e6ec; --accent: #1d5bd8; --focus: #1d5bd8; --control: #767f8f; --bg: #f6f7f9;
   --soft: #eef3fe; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   color: var(--ink); background: var(--bg); }
 body { margin: 0; line-height: 1.5; }
@@ -23,7 +23,10 @@ pre code { background: none; padding: 0; font-size: inherit; color: inherit; }
 .site-brand__mark { width: 22px; height: 22px; border-radius: 6px;
   background: linear-gradient(135deg, #2f6fed, #7aa7ff); display: inline-block; }
 .site-nav { display: flex; gap: 16px; margin-left: auto; align-items: center; }
-.site-nav a { color: var(--ink); text-decoration: none; font-size: 14px; white-space: nowrap; }
+.site-nav a { color: var(--ink); text-decoration: none; font-size: 14px; white-space: nowrap;
+  min-height: 24px; display: inline-flex; align-items: center; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.site-brand { min-height: 24px; }
 .site-nav a:hover { color: var(--accent); }
 .site-nav .btn { color: #fff; }
 .site-nav__wide { display: inline; }
@@ -35,13 +38,17 @@ pre code { background: none; padding: 0; font-size: inherit; color: inherit; }
   padding: 9px 16px; font-size: 14px; font-weight: 600; text-decoration: none; cursor: pointer;
   line-height: 1.3; }
 .btn:hover { filter: brightness(1.08); }
-.btn--ghost { background: #fff; color: var(--ink); border: 1px solid var(--line); }
+.btn--ghost { background: #fff; color: var(--ink); border: 1px solid var(--control); }
 .btn--small { padding: 6px 12px; font-size: 13px; }
+.skip { position: absolute; left: 12px; top: -48px; z-index: 10; background: #fff; color: var(--accent);
+  padding: 8px 12px; border-radius: 8px; }
+.skip:focus { top: 8px; }
+.site-main:focus { outline: none; }
 .site-main { max-width: 1160px; margin: 0 auto; padding: 0 20px 48px; }
 .site-foot { border-top: 1px solid var(--line); background: #fff; }
 .site-foot__in { max-width: 1160px; margin: 0 auto; padding: 18px 20px; color: var(--muted);
   font-size: 13px; display: flex; flex-wrap: wrap; gap: 8px 18px; }
-.site-foot a { color: var(--muted); }
+.site-foot a { color: var(--muted); min-height: 24px; display: inline-flex; align-items: center; }
 `;
 
 /** The demo page: hero, the live configurator, the gallery, embedding, docs. */

@@ -72,7 +72,8 @@ function blocks(lines: string[], options: MarkdownOptions): VNode[] {
       for (i++; i < lines.length && !close.test(lines[i]); i++) body.push(lines[i]);
       i++;
       const lang = fence[3] ? { class: `language-${fence[3]}` } : null;
-      out.push(el("pre", null, el("code", lang, body.join("\n"))));
+      // Focusable: a long line scrolls sideways, and a keyboard user can scroll it too.
+      out.push(el("pre", { tabindex: "0" }, el("code", lang, body.join("\n"))));
       continue;
     }
     const heading = HEADING.exec(line);
@@ -95,7 +96,7 @@ function blocks(lines: string[], options: MarkdownOptions): VNode[] {
       }
       out.push(el(
         "div",
-        { class: "md-table" },
+        { class: "md-table", tabindex: "0" },
         el(
           "table",
           null,

@@ -10,11 +10,17 @@ import { type Handlers, page, type PageProps, type RouteConfig } from "@/lib/app
 
 export const config: RouteConfig = { roles: ["hub"] };
 
+const DESCRIPTION =
+  "Create a partner account for the CAD Configurator: SDK keys for your storefront's origins, " +
+  "your parametric projects, usage and members.";
+
 interface SignUpData {
   email: string;
   partnerName: string;
   invite?: { token: string; partnerName: string; role: string; email: string };
   error?: string;
+  /** The fields the error is about (form field names). */
+  errorFields?: string[];
 }
 
 async function inviteView(kv: Deno.Kv, token: string) {
@@ -36,7 +42,11 @@ export const handler: Handlers = {
     if (token && !invite) {
       throw new AppError("invite_invalid", "This invitation link is unknown, used or expired.");
     }
-    return page<SignUpData>({ email: invite?.email ?? "", partnerName: "", invite }, "Sign up");
+    return page<SignUpData>(
+      { email: invite?.email ?? "", partnerName: "", invite },
+      "Sign up",
+      DESCRIPTION,
+    );
   },
   async POST(ctx) {
     const { kv, clock } = ctx.var.deps;
@@ -59,8 +69,15 @@ export const handler: Handlers = {
       const e = err as AppError;
       return {
         ...page<SignUpData>(
-          { email: input.email, partnerName: input.partnerName, invite, error },
+          {
+            email: input.email,
+            partnerName: input.partnerName,
+            invite,
+            error,
+            errorFields: errorFields(e),
+          },
           "Sign up",
+          DESCRIPTION,
         ),
         status: e.status,
         headers: Object.fromEntries(problemHeaders(e)),
@@ -69,7 +86,19 @@ export const handler: Handlers = {
   },
 };
 
+/** The fields a refusal names: its problem's `errors` pointers; an existing account's email. */
+function errorFields(e: AppError): string[] {
+  if (e.code === "account_exists") return ["email"];
+  const errors = e.extensions.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.map((x) => String((x as { pointer?: unknown }).pointer ?? "").replace(/^\//, ""));
+}
+
 export default function SignUp({ data }: PageProps<SignUpData>) {
+  const about = (field: string) =>
+    data.error && data.errorFields?.includes(field)
+      ? { "aria-invalid": "true" as const, "aria-describedby": "form-error" }
+      : {};
   return (
     <main class="auth">
       <link rel="stylesheet" href="/settings.css" />
@@ -80,7 +109,7 @@ export default function SignUp({ data }: PageProps<SignUpData>) {
           : "The first account of a company creates its partner and becomes its owner."}
       </p>
       <section class="card">
-        {data.error ? <p class="error" role="alert">{data.error}</p> : null}
+        {data.error ? <p class="error" role="alert" id="form-error">{data.error}</p> : null}
         <form method="post" action="/auth/signup" class="stack">
           {data.invite ? <input type="hidden" name="invite" value={data.invite.token} /> : (
             <label>
@@ -91,12 +120,20 @@ export default function SignUp({ data }: PageProps<SignUpData>) {
                 required
                 maxLength={200}
                 value={data.partnerName}
+                {...about("partnerName")}
               />
             </label>
           )}
           <label>
             Email
-            <input type="email" name="email" required autocomplete="username" value={data.email} />
+            <input
+              type="email"
+              name="email"
+              required
+              autocomplete="username"
+              value={data.email}
+              {...about("email")}
+            />
           </label>
           <label>
             Password
@@ -108,6 +145,7 @@ export default function SignUp({ data }: PageProps<SignUpData>) {
               minLength={PASSWORD_LENGTH.min}
               maxLength={PASSWORD_LENGTH.max}
               autocomplete="new-password"
+              {...about("password")}
             />
           </label>
           <div class="actions">

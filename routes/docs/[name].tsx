@@ -20,7 +20,7 @@ export const handler: Handlers = {
     const name = ctx.req.param("name") ?? "";
     const doc = await readDoc(name);
     if (!doc) throw new AppError("not_found", `There is no doc named "${name}"; see /docs.`);
-    return page<DocData>({ ...doc, all: await listDocs() }, doc.entry.title);
+    return page<DocData>({ ...doc, all: await listDocs() }, doc.entry.title, doc.entry.summary);
   },
 };
 

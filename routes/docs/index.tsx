@@ -6,7 +6,11 @@ import { DOCS_CSS, HOME_CSS, SITE_CSS } from "@/components/site/site_styles.ts";
 
 export const handler: Handlers = {
   async GET() {
-    return page<DocEntry[]>(await listDocs(), "Docs");
+    return page<DocEntry[]>(
+      await listDocs(),
+      "Docs",
+      "The CAD Configurator's documentation: embedding, the hosted settings, the API, designs and security.",
+    );
   },
 };
 

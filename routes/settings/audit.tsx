@@ -1,5 +1,5 @@
 /** GET /settings/audit — who changed which key or project, when; `?format=csv|json` exports it. */
-import { Shell, When } from "@/components/settings/Shell.tsx";
+import { ScrollRegion, Shell, When } from "@/components/settings/Shell.tsx";
 import { type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
 import { auditCsv, type AuditEntry, listAudit } from "@/lib/hub/audit.ts";
 import { type Handlers, page, type PageProps } from "@/lib/app/context.ts";
@@ -49,34 +49,36 @@ export default function Audit({ data, nonce }: PageProps<AuditData>) {
         {data.entries.length === 0
           ? <p class="muted">No changes yet.</p>
           : (
-            <table class="list" id="audit">
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Who</th>
-                  <th>Action</th>
-                  <th>Target</th>
-                  <th>Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.entries.map((e) => (
+            <ScrollRegion label="Audit log">
+              <table class="list" id="audit">
+                <thead>
                   <tr>
-                    <td>
-                      <When ms={e.at} />
-                    </td>
-                    <td>{e.actor.email}</td>
-                    <td>
-                      <code>{e.action}</code>
-                    </td>
-                    <td>
-                      <code>{e.target}</code>
-                    </td>
-                    <td class="muted wrap">{summarize(e.details)}</td>
+                    <th>When</th>
+                    <th>Who</th>
+                    <th>Action</th>
+                    <th>Target</th>
+                    <th>Details</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {data.entries.map((e) => (
+                    <tr>
+                      <td>
+                        <When ms={e.at} />
+                      </td>
+                      <td>{e.actor.email}</td>
+                      <td>
+                        <code>{e.action}</code>
+                      </td>
+                      <td>
+                        <code>{e.target}</code>
+                      </td>
+                      <td class="muted wrap">{summarize(e.details)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
           )}
       </section>
     </Shell>

@@ -1,5 +1,13 @@
 /** GET /settings/members — the partner's accounts; POST — invite one (owners only). */
-import { CsrfField, ErrorBox, Shell, Snippet, When } from "@/components/settings/Shell.tsx";
+import {
+  CsrfField,
+  ErrorBox,
+  fieldError,
+  ScrollRegion,
+  Shell,
+  Snippet,
+  When,
+} from "@/components/settings/Shell.tsx";
 import { inviteMember } from "@/lib/auth/accounts.ts";
 import { requireOwner } from "@/lib/auth/ownership.ts";
 import {
@@ -64,26 +72,28 @@ export default function Members({ data, nonce }: PageProps<MembersData>) {
     <Shell {...data.frame} section="members" nonce={nonce}>
       <h1>Members</h1>
       <section class="card">
-        <table class="list" id="members">
-          <thead>
-            <tr>
-              <th>Email</th>
-              <th>Role</th>
-              <th>Joined</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.members.map((m) => (
+        <ScrollRegion label="Members">
+          <table class="list" id="members">
+            <thead>
               <tr>
-                <td>{m.email}</td>
-                <td>{m.role}</td>
-                <td>
-                  <When ms={m.createdAt} />
-                </td>
+                <th>Email</th>
+                <th>Role</th>
+                <th>Joined</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.members.map((m) => (
+                <tr>
+                  <td>{m.email}</td>
+                  <td>{m.role}</td>
+                  <td>
+                    <When ms={m.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </section>
       <section class="card">
         <h2>Invite</h2>
@@ -100,11 +110,24 @@ export default function Members({ data, nonce }: PageProps<MembersData>) {
                 : null}
               <form method="post" action="/settings/members" class="actions">
                 <CsrfField token={data.frame.csrf} />
-                <input type="email" name="email" required placeholder="name@company.example" />
-                <select name="role">
-                  <option value="developer">developer</option>
-                  <option value="owner">owner</option>
-                </select>
+                <label class="field">
+                  Email
+                  <input
+                    type="email"
+                    name="email"
+                    required
+                    autocomplete="off"
+                    placeholder="name@company.example"
+                    {...fieldError(Boolean(data.error))}
+                  />
+                </label>
+                <label class="field">
+                  Role
+                  <select name="role">
+                    <option value="developer">developer</option>
+                    <option value="owner">owner</option>
+                  </select>
+                </label>
                 <button type="submit">Create invitation link</button>
               </form>
             </>

@@ -27,11 +27,28 @@ export interface AxeResult {
   inapplicable: number;
 }
 
-/** Options of one run: CSS selectors to leave out (e.g. another team's widget) and extra tags. */
+/** Options of one run: CSS selectors to leave out (e.g. another team's widget), other tags, or
+ * a list of rule ids instead of tags. */
 export interface AxeOptions {
   exclude?: string[];
   tags?: string[];
+  rules?: string[];
 }
+
+/** axe's landmark and page-structure rules (best practice, outside the WCAG tags). */
+export const LANDMARK_RULES = [
+  "region",
+  "landmark-one-main",
+  "landmark-unique",
+  "landmark-no-duplicate-banner",
+  "landmark-no-duplicate-contentinfo",
+  "landmark-no-duplicate-main",
+  "landmark-banner-is-top-level",
+  "landmark-main-is-top-level",
+  "landmark-contentinfo-is-top-level",
+  "landmark-complementary-is-top-level",
+  "page-has-heading-one",
+];
 
 const SOURCE: string = (axe as unknown as { source: string }).source;
 
@@ -44,18 +61,17 @@ export async function axeResult(
   // nonce) would block an injected inline script.
   const present = await page.evaluate(() => "axe" in globalThis);
   if (!present) await page.evaluate(SOURCE);
-  const tags = options.tags ?? WCAG_TAGS;
+  const runOnly = options.rules
+    ? { type: "rule", values: options.rules }
+    : { type: "tag", values: options.tags ?? WCAG_TAGS };
   const exclude = options.exclude ?? [];
-  return await page.evaluate(async ({ tags, exclude }) => {
+  return await page.evaluate(async ({ runOnly, exclude }) => {
     // deno-lint-ignore no-explicit-any
     const axe = (globalThis as any).axe;
     const context = exclude.length > 0
       ? { include: [document], exclude: exclude.map((s: string) => [s]) }
       : document;
-    const r = await axe.run(context, {
-      runOnly: { type: "tag", values: tags },
-      resultTypes: ["violations"],
-    });
+    const r = await axe.run(context, { runOnly, resultTypes: ["violations"] });
     return {
       url: location.href,
       // deno-lint-ignore no-explicit-any
@@ -75,7 +91,7 @@ export async function axeResult(
       incomplete: r.incomplete.length,
       inapplicable: r.inapplicable.length,
     };
-  }, { tags, exclude });
+  }, { runOnly, exclude });
 }
 
 /** Runs axe-core's WCAG 2.2 AA rules on the page as it is now; returns the violations. */

@@ -19,11 +19,11 @@ Deno.test("markdown - the docs' subset renders as elements", () => {
     ],
     [
       "```ts\nconst a = 1 < 2;\n```",
-      '<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre>',
+      '<pre tabindex="0"><code class="language-ts">const a = 1 &lt; 2;</code></pre>',
     ],
     [
       "| a | b |\n| --- | --- |\n| `x\\|y` | 2 |",
-      '<div class="md-table"><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td><code>x|y</code></td><td>2</td></tr></tbody></table></div>',
+      '<div class="md-table" tabindex="0"><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td><code>x|y</code></td><td>2</td></tr></tbody></table></div>',
     ],
     [
       "- one\n  more\n  - nested\n- two",

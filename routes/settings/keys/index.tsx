@@ -1,7 +1,7 @@
 /** GET /settings/keys — the partner's SDK keys; POST — create a key (its plaintext shown once). */
 import { KeyForm, keyFormValues } from "@/components/settings/KeyForm.tsx";
 import { KeyShownOnce } from "@/components/settings/KeyShownOnce.tsx";
-import { Notice, Shell, When } from "@/components/settings/Shell.tsx";
+import { Notice, ScrollRegion, Shell, When } from "@/components/settings/Shell.tsx";
 import { partnerProjects } from "@/lib/auth/ownership.ts";
 import {
   readForm,
@@ -11,6 +11,7 @@ import {
   siteKernelUrl,
 } from "@/lib/app/settings_session.ts";
 import { formError } from "@/lib/app/sign_in_flow.ts";
+import type { AppError } from "@/lib/http/problem.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import type { SnippetTarget } from "@/lib/hub/embed_snippets.ts";
 import { keyInputFromForm, type SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
@@ -27,6 +28,7 @@ type KeysData =
       values: SdkKeyFormValues;
       projects: Array<{ slug: string; title: string }>;
       error?: string;
+      errorCode?: string;
     }
     | {
       view: "created";
@@ -90,9 +92,11 @@ export const handler: Handlers = {
       };
     } catch (err) {
       const error = formError(err);
+      // formError rethrows anything but an AppError below 500: err is one here.
+      const errorCode = (err as AppError).code;
       const projects = await partnerProjects(kv, frame.account.partnerId);
       return {
-        ...page<KeysData>({ frame, view: "form", values, projects, error }, "New key"),
+        ...page<KeysData>({ frame, view: "form", values, projects, error, errorCode }, "New key"),
         status: 422,
       };
     }
@@ -129,6 +133,7 @@ export default function Keys({ data, nonce }: PageProps<KeysData>) {
                 projects={data.projects}
                 submit="Create key"
                 error={data.error}
+                errorCode={data.errorCode}
               />
             </section>
           </>
@@ -144,42 +149,44 @@ export default function Keys({ data, nonce }: PageProps<KeysData>) {
               {data.keys.length === 0
                 ? <p class="muted">No keys yet. Create one to embed the configurator.</p>
                 : (
-                  <table class="list">
-                    <thead>
-                      <tr>
-                        <th>Label</th>
-                        <th>keyId</th>
-                        <th>Origins</th>
-                        <th>Projects</th>
-                        <th>Status</th>
-                        <th>Created</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.keys.map((k) => (
-                        <tr data-key-id={k.keyId}>
-                          <td>
-                            <a href={`/settings/keys/${k.keyId}`}>{k.label}</a>
-                          </td>
-                          <td>
-                            <code>{k.keyId}</code>
-                          </td>
-                          <td>{k.allowedOrigins.join(", ")}</td>
-                          <td>{k.allowedProjects.join(", ")}</td>
-                          <td>
-                            {k.revoked
-                              ? <span class="badge revoked">revoked</span>
-                              : k.graceUntil
-                              ? <span class="badge grace">rolled · old secret in grace</span>
-                              : <span class="badge">active</span>}
-                          </td>
-                          <td>
-                            <When ms={k.createdAt} />
-                          </td>
+                  <ScrollRegion label="SDK API keys">
+                    <table class="list">
+                      <thead>
+                        <tr>
+                          <th>Label</th>
+                          <th>keyId</th>
+                          <th>Origins</th>
+                          <th>Projects</th>
+                          <th>Status</th>
+                          <th>Created</th>
                         </tr>
-                      ))}
-                    </tbody>
-                  </table>
+                      </thead>
+                      <tbody>
+                        {data.keys.map((k) => (
+                          <tr data-key-id={k.keyId}>
+                            <td>
+                              <a href={`/settings/keys/${k.keyId}`}>{k.label}</a>
+                            </td>
+                            <td>
+                              <code>{k.keyId}</code>
+                            </td>
+                            <td>{k.allowedOrigins.join(", ")}</td>
+                            <td>{k.allowedProjects.join(", ")}</td>
+                            <td>
+                              {k.revoked
+                                ? <span class="badge revoked">revoked</span>
+                                : k.graceUntil
+                                ? <span class="badge grace">rolled · old secret in grace</span>
+                                : <span class="badge">active</span>}
+                            </td>
+                            <td>
+                              <When ms={k.createdAt} />
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </ScrollRegion>
                 )}
             </section>
           </>

@@ -4,7 +4,7 @@
  * `action=starter` create one from an example and publish it.
  */
 import { NewProjectForm } from "@/components/settings/NewProjectForm.tsx";
-import { Shell, When } from "@/components/settings/Shell.tsx";
+import { ScrollRegion, Shell, When } from "@/components/settings/Shell.tsx";
 import { StarterGallery } from "@/components/settings/StarterGallery.tsx";
 import { partnerProjects } from "@/lib/auth/ownership.ts";
 import { readForm, type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
@@ -116,34 +116,38 @@ export default function Projects({ data, nonce }: PageProps<ProjectsData>) {
     <Shell {...data.frame} section="projects" nonce={nonce}>
       <h1>Projects</h1>
       <section class="card">
-        {data.projects.length === 0 ? <p class="muted">No projects yet.</p> : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th>Title</th>
-                <th>Slug</th>
-                <th class="num">Current version</th>
-                <th class="hide-narrow">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.projects.map((p) => (
-                <tr>
-                  <td class="wrap">
-                    <a href={`/settings/projects/${p.slug}`}>{p.title}</a>
-                  </td>
-                  <td class="wrap">
-                    <code>{p.slug}</code>
-                  </td>
-                  <td class="num">{p.currentVersion ?? "—"}</td>
-                  <td class="hide-narrow">
-                    <When ms={p.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        {data.projects.length === 0
+          ? <p class="muted">No projects yet.</p>
+          : (
+            <ScrollRegion label="Projects">
+              <table class="list">
+                <thead>
+                  <tr>
+                    <th>Title</th>
+                    <th>Slug</th>
+                    <th class="num">Current version</th>
+                    <th class="hide-narrow">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.projects.map((p) => (
+                    <tr>
+                      <td class="wrap">
+                        <a href={`/settings/projects/${p.slug}`}>{p.title}</a>
+                      </td>
+                      <td class="wrap">
+                        <code>{p.slug}</code>
+                      </td>
+                      <td class="num">{p.currentVersion ?? "—"}</td>
+                      <td class="hide-narrow">
+                        <When ms={p.createdAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
+          )}
       </section>
       <NewProjectForm
         csrf={data.frame.csrf}

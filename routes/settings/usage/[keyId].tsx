@@ -1,5 +1,5 @@
 /** GET /settings/usage/<keyId> — one key's usage; `?format=csv|json` exports the day buckets. */
-import { percent, Shell, When } from "@/components/settings/Shell.tsx";
+import { percent, ScrollRegion, Shell, When } from "@/components/settings/Shell.tsx";
 import { ownKey } from "@/lib/auth/ownership.ts";
 import { type SettingsFrame, settingsFrame } from "@/lib/app/settings_session.ts";
 import {
@@ -135,76 +135,86 @@ export default function KeyUsage({ data, nonce }: PageProps<KeyUsageData>) {
       </section>
       <section class="card">
         <h2>Successful mints by origin</h2>
-        {u.mintOrigins.length === 0 ? <p class="muted">None yet.</p> : (
-          <table class="list">
-            <tbody>
-              {u.mintOrigins.map((o) => (
-                <tr>
-                  <td>
-                    <code>{o.origin}</code>
-                  </td>
-                  <td class="num">{o.count}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        {u.mintOrigins.length === 0
+          ? <p class="muted">None yet.</p>
+          : (
+            <ScrollRegion label="Successful mints by origin">
+              <table class="list">
+                <tbody>
+                  {u.mintOrigins.map((o) => (
+                    <tr>
+                      <td>
+                        <code>{o.origin}</code>
+                      </td>
+                      <td class="num">{o.count}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
+          )}
       </section>
       <section class="card">
         <h2>Denied mints by reason</h2>
-        {u.denials.length === 0 ? <p class="muted">None.</p> : (
-          <table class="list" id="denials">
+        {u.denials.length === 0
+          ? <p class="muted">None.</p>
+          : (
+            <ScrollRegion label="Denied mints by reason">
+              <table class="list" id="denials">
+                <thead>
+                  <tr>
+                    <th>Reason</th>
+                    <th>Origin</th>
+                    <th class="num">Count</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {u.denials.map((d) => (
+                    <tr>
+                      <td>
+                        <a href={`/problems/${d.reason}`}>
+                          <code>{d.reason}</code>
+                        </a>
+                      </td>
+                      <td>
+                        <code>{d.origin}</code>
+                      </td>
+                      <td class="num">{d.count}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
+          )}
+      </section>
+      <section class="card">
+        <h2>By day</h2>
+        <ScrollRegion label="By day">
+          <table class="list">
             <thead>
               <tr>
-                <th>Reason</th>
-                <th>Origin</th>
+                <th>Day</th>
+                <th>Kind</th>
+                <th>Outcome</th>
+                <th>Origin / cache</th>
                 <th class="num">Count</th>
               </tr>
             </thead>
             <tbody>
-              {u.denials.map((d) => (
+              {u.rows.map((r) => (
                 <tr>
+                  <td>{r.day}</td>
+                  <td>{r.kind}</td>
+                  <td>{r.outcome}</td>
                   <td>
-                    <a href={`/problems/${d.reason}`}>
-                      <code>{d.reason}</code>
-                    </a>
+                    <code>{r.detail}</code>
                   </td>
-                  <td>
-                    <code>{d.origin}</code>
-                  </td>
-                  <td class="num">{d.count}</td>
+                  <td class="num">{r.count}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-        )}
-      </section>
-      <section class="card">
-        <h2>By day</h2>
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Day</th>
-              <th>Kind</th>
-              <th>Outcome</th>
-              <th>Origin / cache</th>
-              <th class="num">Count</th>
-            </tr>
-          </thead>
-          <tbody>
-            {u.rows.map((r) => (
-              <tr>
-                <td>{r.day}</td>
-                <td>{r.kind}</td>
-                <td>{r.outcome}</td>
-                <td>
-                  <code>{r.detail}</code>
-                </td>
-                <td class="num">{r.count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        </ScrollRegion>
       </section>
     </Shell>
   );

@@ -3,7 +3,14 @@
  * revoke; POST — save the settings.
  */
 import { KeyForm, keyFormValues } from "@/components/settings/KeyForm.tsx";
-import { CsrfField, ErrorBox, Notice, Shell, Snippet, When } from "@/components/settings/Shell.tsx";
+import {
+  CsrfField,
+  fieldError,
+  Notice,
+  Shell,
+  Snippet,
+  When,
+} from "@/components/settings/Shell.tsx";
 import { ownKey, partnerProjects } from "@/lib/auth/ownership.ts";
 import {
   readForm,
@@ -12,6 +19,7 @@ import {
   siteBaseUrl,
 } from "@/lib/app/settings_session.ts";
 import { formError } from "@/lib/app/sign_in_flow.ts";
+import type { AppError } from "@/lib/http/problem.ts";
 import { explainOriginMatch, type OriginMatchExplanation } from "@/lib/http/origin_match.ts";
 import { appendAudit } from "@/lib/hub/audit.ts";
 import { browserFlowSnippet, serverFlowCurl } from "@/lib/hub/embed_snippets.ts";
@@ -40,6 +48,7 @@ interface KeyData {
   baseUrl: string;
   test?: { input: string; result: OriginMatchExplanation };
   error?: string;
+  errorCode?: string;
   notice?: string;
 }
 
@@ -112,7 +121,10 @@ export const handler: Handlers = {
       }, clock());
       return ctx.redirect(`/settings/keys/${before.keyId}?done=saved`, 303);
     } catch (err) {
-      return { ...page({ ...data, values, error: formError(err) }, data.key.label), status: 422 };
+      const error = formError(err);
+      // formError rethrows anything but an AppError below 500: err is one here.
+      const errorCode = (err as AppError).code;
+      return { ...page({ ...data, values, error, errorCode }, data.key.label), status: 422 };
     }
   },
 };
@@ -130,7 +142,7 @@ function TestResult({ test }: { test: NonNullable<KeyData["test"]> }) {
         : (
           <>
             <p class="result-no">Not allowed.</p>
-            {r.error ? <p class="error">{r.error}</p> : null}
+            {r.error ? <p class="error" id="origin-test-error">{r.error}</p> : null}
             {r.normalized
               ? (
                 <p>
@@ -201,13 +213,17 @@ export default function KeyPage({ data, nonce }: PageProps<KeyData>) {
         </ul>
         <h3>Test an origin</h3>
         <form method="get" action={`/settings/keys/${key.keyId}`} class="actions">
-          <input
-            type="text"
-            name="test"
-            placeholder="https://shop.example.com or a page URL"
-            value={data.test?.input ?? ""}
-            size={40}
-          />
+          <label class="field">
+            Origin or page URL
+            <input
+              type="text"
+              name="test"
+              placeholder="https://shop.example.com or a page URL"
+              value={data.test?.input ?? ""}
+              size={40}
+              {...fieldError(!!data.test?.result.error, "origin-test-error")}
+            />
+          </label>
           <button type="submit" class="secondary">Test</button>
         </form>
         {data.test ? <TestResult test={data.test} /> : null}
@@ -223,6 +239,7 @@ export default function KeyPage({ data, nonce }: PageProps<KeyData>) {
             projects={data.projects}
             submit="Save"
             error={data.error}
+            errorCode={data.errorCode}
           />
         </section>
       )}
@@ -276,7 +293,6 @@ export default function KeyPage({ data, nonce }: PageProps<KeyData>) {
             </p>
             <form method="post" action={`/settings/keys/${key.keyId}/revoke`}>
               <CsrfField token={frame.csrf} />
-              <ErrorBox error={null} />
               <button type="submit" class="danger">Revoke key</button>
             </form>
           </section>

@@ -12,7 +12,15 @@ import {
   keyAccessOutcome,
   ProjectKeyAccess,
 } from "@/components/settings/ProjectKeyAccess.tsx";
-import { CsrfField, ErrorBox, Notice, Shell, When } from "@/components/settings/Shell.tsx";
+import {
+  CsrfField,
+  ErrorBox,
+  fieldError,
+  Notice,
+  ScrollRegion,
+  Shell,
+  When,
+} from "@/components/settings/Shell.tsx";
 import { ownProject } from "@/lib/auth/ownership.ts";
 import {
   readForm,
@@ -159,6 +167,11 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
       title: project.title,
     }
     : null;
+  // The refused file's input points at the message (both when the problem names no file).
+  const uploadError = (file: string) => {
+    const e = data.publishError;
+    return fieldError(!!e && (!e.file || e.file === file), "publish-error");
+  };
   // A published project leads with how to put it on a site; an unpublished one with publishing.
   const reach = (
     <>
@@ -242,11 +255,23 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
           <div class="row">
             <label>
               template.dag.json
-              <input type="file" name="template" accept=".json,application/json" required />
+              <input
+                type="file"
+                name="template"
+                accept=".json,application/json"
+                required
+                {...uploadError("template.dag.json")}
+              />
             </label>
             <label>
               parameters.schema.json
-              <input type="file" name="schema" accept=".json,application/json" required />
+              <input
+                type="file"
+                name="schema"
+                accept=".json,application/json"
+                required
+                {...uploadError("parameters.schema.json")}
+              />
             </label>
           </div>
           <div class="actions">
@@ -261,33 +286,35 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
         {data.versions.length === 0
           ? <p class="muted">Nothing published yet.</p>
           : (
-            <table class="list" id="versions">
-              <thead>
-                <tr>
-                  <th class="num">Version</th>
-                  <th>Published</th>
-                  <th>Template hash</th>
-                  <th>Mode</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.versions.map((v) => (
+            <ScrollRegion label="Versions">
+              <table class="list" id="versions">
+                <thead>
                   <tr>
-                    <td class="num">
-                      {v.version}
-                      {v.version === project.currentVersion ? " (current)" : ""}
-                    </td>
-                    <td>
-                      <When ms={v.createdAt} />
-                    </td>
-                    <td>
-                      <code>{v.templateHash.slice(0, 16)}…</code>
-                    </td>
-                    <td>{v.mode}</td>
+                    <th class="num">Version</th>
+                    <th>Published</th>
+                    <th>Template hash</th>
+                    <th>Mode</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {data.versions.map((v) => (
+                    <tr>
+                      <td class="num">
+                        {v.version}
+                        {v.version === project.currentVersion ? " (current)" : ""}
+                      </td>
+                      <td>
+                        <When ms={v.createdAt} />
+                      </td>
+                      <td>
+                        <code>{v.templateHash.slice(0, 16)}…</code>
+                      </td>
+                      <td>{v.mode}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
           )}
       </section>
 
@@ -301,7 +328,7 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
               <input type="hidden" name="action" value="preview" />
               <button type="submit" class="secondary">Render preview</button>
             </form>
-            <ErrorBox error={data.previewError} />
+            <ErrorBox error={data.previewError} id="preview-error" />
             {data.preview ? <PreviewPicture preview={data.preview} title={project.title} /> : null}
             {data.preview
               ? (
