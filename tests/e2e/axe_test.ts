@@ -25,6 +25,23 @@ const VIEWPORTS = [
   ["mobile", { width: 390, height: 844 }],
 ] as const;
 
+/** Presses Tab until `selector` has the focus (as a keyboard user gets there). */
+async function tabTo(page: Page, selector: string): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+/** The focused element's ring: outline style and width (px) as computed. */
+async function focusRing(page: Page): Promise<{ style: string; width: number; color: string }> {
+  return await page.evaluate(() => {
+    const cs = getComputedStyle(document.activeElement!);
+    return { style: cs.outlineStyle, width: parseFloat(cs.outlineWidth), color: cs.outlineColor };
+  });
+}
+
 Deno.test({
   name: "e2e - axe-core: zero WCAG 2.2 AA violations on every site page, desktop and phone",
   sanitizeResources: false,
@@ -177,6 +194,31 @@ Deno.test({
           await page.click('button:has-text("Roll secret")');
           await page.locator("#key-plaintext").waitFor();
           await check(page, view, "key_rolled");
+          // Focus states, reached with the keyboard: a settings menu link, a button, an input.
+          await page.goto(`${hub}/settings/keys/new`);
+          for (
+            const [what, selector] of [
+              ["menu_link", '.sidenav a[href="/settings/projects"]'],
+              ["input", 'input[name="label"]'],
+              ["button", 'form.stack button[type="submit"]'],
+            ] as const
+          ) {
+            await tabTo(page, selector);
+            const ring = await focusRing(page);
+            assert.equal(ring.style, "solid", `${view} ${what}: a focus ring`);
+            assert.ok(ring.width >= 2, `${view} ${what}: ring ${ring.width}px`);
+            assert.equal(ring.color, "rgb(29, 91, 216)", `${view} ${what}: the focus colour`);
+            const box = (await page.locator(selector).boundingBox())!;
+            await page.screenshot({
+              path: `${ARTIFACTS}axe_focus_${view}_${what}.png`,
+              clip: {
+                x: Math.max(0, box.x - 24),
+                y: Math.max(0, box.y - 24),
+                width: Math.min(viewport.width - Math.max(0, box.x - 24), box.width + 48),
+                height: box.height + 48,
+              },
+            });
+          }
           await page.goto(`${hub}/settings/usage`);
           await check(page, view, "usage");
           await page.goto(`${hub}/settings/usage/${keyId}`);
