@@ -122,7 +122,7 @@ Deno.test({
           const notice = page.locator(
             "cad-configurator .cad-viewer[data-context=lost] [role=status]",
           );
-          await notice.waitFor({ timeout: 10_000 });
+          await notice.waitFor({ timeout: 60_000 });
           assert.match((await notice.textContent()) ?? "", /Restoring the 3D view/);
           const lost = await viewState(page);
           assert.equal(lost.lost, true);
@@ -134,7 +134,7 @@ Deno.test({
           );
           await page.locator("cad-configurator .cad-viewer[data-context=ok]").waitFor({
             state: "attached",
-            timeout: 10_000,
+            timeout: 60_000,
           });
           assert.equal(await notice.count(), 0, "the notice is gone");
           const restored = await viewState(page);
