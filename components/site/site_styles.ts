@@ -30,7 +30,7 @@ pre code { background: none; padding: 0; font-size: inherit; color: inherit; }
 .site-nav a:hover { color: var(--accent); }
 .site-nav .btn { color: #fff; }
 .site-nav__wide { display: inline; }
-@media (max-width: 640px) { .site-nav__wide { display: none; } .site-nav { gap: 12px; }
+@media (max-width: 640px) { .site-nav a.site-nav__wide { display: none; } .site-nav { gap: 12px; }
   .site-top__in { padding: 10px 16px; gap: 10px; } .site-brand { font-size: 15px; }
   .site-main { padding: 0 14px 40px; } }
 @media (max-width: 420px) { .site-brand__mark { display: none; } }

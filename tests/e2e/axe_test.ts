@@ -72,6 +72,10 @@ Deno.test({
       if (!description || description.length < 40) {
         failures.push(`${view} ${name}: meta description ${JSON.stringify(description)}`);
       }
+      // Reflow (WCAG 1.4.10): nothing wider than the window at either size.
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = page.viewportSize()!.width;
+      if (wide > width) failures.push(`${view} ${name}: scrolls sideways (${wide} > ${width})`);
       if ((await page.locator('head link[rel="icon"]').count()) === 0) {
         failures.push(`${view} ${name}: no link rel=icon`);
       }
