@@ -17,10 +17,7 @@ import type { RenderResult } from "../../../../lib/client/render_result.ts";
 import type { SessionStatus } from "../../../../lib/client/session_client.ts";
 import type { SceneView } from "../../../../lib/client/scene_view.ts";
 import type { RenderError } from "../../../../lib/client/problem.ts";
-import {
-  ConfiguratorProvider,
-  type ConfiguratorProviderProps,
-} from "./ConfiguratorProvider.ts";
+import { ConfiguratorProvider, type ConfiguratorProviderProps } from "./ConfiguratorProvider.ts";
 import { ParameterForm } from "./ParameterForm.ts";
 import { useRender } from "./use_render.ts";
 import { useSession } from "./use_session.ts";
@@ -43,8 +40,7 @@ export type ConfiguratorEvent =
   | { type: "error"; code: string; detail: string };
 
 /** Props of the configurator: the provider's (spec 4.3) plus the UI's. */
-export interface ConfiguratorProps
-  extends Omit<ConfiguratorProviderProps, "children"> {
+export interface ConfiguratorProps extends Omit<ConfiguratorProviderProps, "children"> {
   /** Parameter values to start from (others take their defaults). */
   initialValues?: Record<string, unknown>;
   /** Hide the title bar (the partner's page has its own heading). */
@@ -198,9 +194,7 @@ function Shell(props: ConfiguratorProps): ReactNode {
         ? h(
           "span",
           { className: "cad-foot__item" },
-          `${result.triangles.toLocaleString("en")} triangles · ${
-            sizeText(result)
-          }`,
+          `${result.triangles.toLocaleString("en")} triangles · ${sizeText(result)}`,
         )
         : null,
     ),

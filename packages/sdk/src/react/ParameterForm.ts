@@ -131,8 +131,7 @@ function Field(
     case "Float": {
       const step = param.step ?? (param.kind === "Int" ? 1 : undefined);
       const num = typeof value === "number" ? value : Number(param.default);
-      const commitTyped = (raw: string) =>
-        commit(raw === "" ? NaN : Number(raw), raw);
+      const commitTyped = (raw: string) => commit(raw === "" ? NaN : Number(raw), raw);
       control = h(
         "div",
         { className: "cad-range" },
@@ -165,8 +164,7 @@ function Field(
             "aria-describedby": describedBy,
             disabled,
             // React's onChange fires per keystroke: keep the draft, commit on Enter or blur.
-            onChange: (e: { currentTarget: HTMLInputElement }) =>
-              setDraft(e.currentTarget.value),
+            onChange: (e: { currentTarget: HTMLInputElement }) => setDraft(e.currentTarget.value),
             onBlur: (e: { currentTarget: HTMLInputElement }) =>
               draft !== null && commitTyped(e.currentTarget.value),
             onKeyDown: (e: { key: string; currentTarget: HTMLInputElement }) =>
@@ -189,8 +187,7 @@ function Field(
           "aria-describedby": describedBy,
           checked: value === true,
           disabled,
-          onChange: (e: { currentTarget: HTMLInputElement }) =>
-            commit(e.currentTarget.checked),
+          onChange: (e: { currentTarget: HTMLInputElement }) => commit(e.currentTarget.checked),
         }),
         h("span", { className: "cad-toggle__track", "aria-hidden": true }),
         h(
@@ -209,8 +206,7 @@ function Field(
           "aria-describedby": describedBy,
           value: String(value),
           disabled,
-          onChange: (e: { currentTarget: HTMLSelectElement }) =>
-            commit(e.currentTarget.value),
+          onChange: (e: { currentTarget: HTMLSelectElement }) => commit(e.currentTarget.value),
         },
         param.enum!.map((choice, i) =>
           h(
@@ -273,14 +269,10 @@ function Field(
         ? h(
           "output",
           {
-            className: `cad-field__value ${
-              limit ? "cad-field__value--limited" : ""
-            }`,
+            className: `cad-field__value ${limit ? "cad-field__value--limited" : ""}`,
             "aria-describedby": limit ? limitId : undefined,
           },
-          limit
-            ? limit.value
-            : formatNumber(value) + (param.unit ? ` ${param.unit}` : ""),
+          limit ? limit.value : formatNumber(value) + (param.unit ? ` ${param.unit}` : ""),
         )
         : null,
     ),

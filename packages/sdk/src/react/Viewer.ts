@@ -7,24 +7,14 @@
  * buttons, one polite live region debounced to the completed render (render_announcer.ts),
  * `aria-busy` while rendering, errors as role=alert.
  */
-import {
-  createElement as h,
-  type ReactNode,
-  useEffect,
-  useId,
-  useRef,
-  useState,
-} from "react";
+import { createElement as h, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import type { RenderError } from "../../../../lib/client/problem.ts";
 import type { RenderResult } from "../../../../lib/client/render_result.ts";
 import { SceneView } from "../../../../lib/client/scene_view.ts";
 import { errorTitle } from "../../../../lib/client/error_titles.ts";
 import { describeModel } from "../../../../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../../../../lib/client/render_announcer.ts";
-import {
-  ORBIT_STEP,
-  VIEW_KEYS_HINT,
-} from "../../../../lib/client/view_keys.ts";
+import { ORBIT_STEP, VIEW_KEYS_HINT } from "../../../../lib/client/view_keys.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 
 /** Props of the viewer. */
@@ -76,13 +66,7 @@ export function Viewer(props: ViewerProps): ReactNode {
     announcer.current?.update({ loading: !!loading, result, error: !!error });
   }, [loading, result, error]);
   const empty = !result;
-  const state = error
-    ? "error"
-    : loading
-    ? "loading"
-    : empty
-    ? "empty"
-    : "ready";
+  const state = error ? "error" : loading ? "loading" : empty ? "empty" : "ready";
   const name = props.title ?? "Model";
   const tool = (label: string, title: string, glyph: string, run: () => void) =>
     h("button", {
@@ -134,9 +118,7 @@ export function Viewer(props: ViewerProps): ReactNode {
     loading && h(
       "div",
       {
-        className: `cad-viewer__overlay ${
-          empty ? "" : "cad-viewer__overlay--corner"
-        }`,
+        className: `cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`,
         "aria-hidden": true,
       },
       h("span", { className: "cad-spinner" }),
