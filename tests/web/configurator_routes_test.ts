@@ -34,6 +34,7 @@ Deno.test("configurator page - framable only by the key's allowed origins; islan
     // Server-rendered first paint: the title and the generated form (disabled until hydrated).
     assert.match(html, /<h1 class="cad-title">Wall shelf bracket<\/h1>/);
     assert.match(html, /data-param="width"/);
+    assert.match(html, /<meta name="description" content="Configure Wall shelf bracket in 3D: /);
     assert.match(html, /<script type="application\/json" id="__islands"/);
     assert.match(html, /<script type="module" src="\/build\/boot-[0-9a-f]{12}\.js"/);
     assert.ok(!html.includes("sdk_"), "no secret-shaped value in the page");

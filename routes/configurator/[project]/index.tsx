@@ -40,6 +40,9 @@ export const handler: Handlers = {
     const baseUrl = separateKernel ? new URL(kernelUrl).origin : origin;
     return await islandPage(ctx, {
       title: `${check.title} · Configurator`,
+      description:
+        `Configure ${check.title} in 3D: change its dimensions and options and see the ` +
+        "model update.",
       css: HOSTED_CONFIGURATOR_CSS,
       frameAncestors: check.allowedOrigins,
       connectSrc: separateKernel ? [baseUrl] : [],
