@@ -30,6 +30,11 @@ export async function startTestServer(
     SEED_DEMO: "false",
     LOG_LEVEL: "debug",
     REDIS_PREFIX: prefix,
+    // The suite runs many servers, workers and browsers at once on 2 CPUs: a render may wait for
+    // a worker (and its first wasm compile) past the product's 10 s deadline. Tests of admission
+    // and deadlines set their own values.
+    RENDER_DEADLINE_MS: "60000",
+    RENDER_QUEUE_WAIT_MS: "60000",
     ...(options.redis === false ? {} : { REDIS_URL: TEST_REDIS_URL }),
     ...options.env,
   });
