@@ -11,13 +11,8 @@
 import { useState } from "preact/hooks";
 import type { EffectiveValue } from "../lib/dag/scene.ts";
 import { type EffectiveValueText, effectiveValueText } from "../lib/client/effective_value_text.ts";
-import {
-  type ParameterDescriptor,
-  type ParameterSchema,
-  validateParameterValue,
-} from "../lib/dag/parameter_schema.ts";
-import { DagError } from "../lib/dag/dag_errors.ts";
-import { parameterMessage } from "../lib/client/parameter_message.ts";
+import { type ParameterDescriptor, type ParameterSchema } from "../lib/dag/parameter_schema.ts";
+import { checkParameterValue, parameterFieldIds } from "../lib/client/parameter_field.ts";
 
 /** Props of the form. */
 export interface ParameterFormProps {
@@ -89,22 +84,12 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
   const [message, setMessage] = useState<string | null>(null);
   // What the person typed while it is invalid, so the field keeps it next to the message.
   const [draft, setDraft] = useState<string | null>(null);
-  // Ids as before (`cad-p-<name>` is what partners and tests address a field's control by).
-  const id = `cad-p-${param.name}`;
-  const helpId = `cad-help-${param.name}`;
-  const errorId = `cad-error-${param.name}`;
-  const describedBy = [param.description && helpId, message !== null && errorId]
-    .filter(Boolean).join(" ") || undefined;
+  const { id, helpId, errorId, describedBy } = parameterFieldIds(param, message !== null);
   const commit = (v: unknown, typed?: string) => {
-    try {
-      const ok = validateParameterValue(param, v);
-      setMessage(null);
-      setDraft(null);
-      onChange(ok);
-    } catch (err) {
-      setMessage(err instanceof DagError ? parameterMessage(param, err) : String(err));
-      setDraft(typed ?? null);
-    }
+    const verdict = checkParameterValue(param, v);
+    setMessage(verdict.ok ? null : verdict.message);
+    setDraft(verdict.ok ? null : typed ?? null);
+    if (verdict.ok) onChange(verdict.value);
   };
   let control;
   switch (param.kind) {

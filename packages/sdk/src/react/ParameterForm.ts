@@ -2,7 +2,7 @@
  * The parameter form for React, generated from a validated `ParameterSchema`: Int/Float as slider
  * plus number box (step, unit), Bool as a switch, Enum as a select, Color as swatches plus a
  * picker; groups in schema order; a typed value the schema refuses (the kernel's own check,
- * `validateParameterValue`) shows a message under its field and is never sent. When the design
+ * `checkParameterValue`) shows a message under its field and is never sent. When the design
  * limits a value (the render's `effective`), the field shows the value the model uses and why, and
  * one polite live region announces it — the same words as the Preact form (effective_value_text).
  * Each control is described (aria-describedby) by its help text and, while refused, its error;
@@ -12,10 +12,8 @@ import { createElement as h, type ReactNode, useState } from "react";
 import {
   type ParameterDescriptor,
   type ParameterSchema,
-  validateParameterValue,
 } from "../../../../lib/dag/parameter_schema.ts";
-import { DagError } from "../../../../lib/dag/dag_errors.ts";
-import { parameterMessage } from "../../../../lib/client/parameter_message.ts";
+import { checkParameterValue, parameterFieldIds } from "../../../../lib/client/parameter_field.ts";
 import {
   type EffectiveValueText,
   effectiveValueText,
@@ -107,23 +105,12 @@ function Field(
   const [message, setMessage] = useState<string | null>(null);
   // What the person is typing (or typed, while invalid), shown instead of the value.
   const [draft, setDraft] = useState<string | null>(null);
-  const id = `cad-p-${param.name}`;
-  const helpId = `cad-help-${param.name}`;
-  const errorId = `cad-error-${param.name}`;
-  const describedBy = [param.description && helpId, message !== null && errorId]
-    .filter(Boolean).join(" ") || undefined;
+  const { id, helpId, errorId, describedBy } = parameterFieldIds(param, message !== null);
   const commit = (v: unknown, typed?: string) => {
-    try {
-      const ok = validateParameterValue(param, v);
-      setMessage(null);
-      setDraft(null);
-      onChange(ok);
-    } catch (err) {
-      setMessage(
-        err instanceof DagError ? parameterMessage(param, err) : String(err),
-      );
-      setDraft(typed ?? null);
-    }
+    const verdict = checkParameterValue(param, v);
+    setMessage(verdict.ok ? null : verdict.message);
+    setDraft(verdict.ok ? null : typed ?? null);
+    if (verdict.ok) onChange(verdict.value);
   };
   let control: ReactNode = null;
   switch (param.kind) {
