@@ -5,7 +5,7 @@
  * `/settings/projects/<slug>/publish-python`, which answers with this form again and the problem
  * when the files are refused.
  */
-import { CsrfField, fieldError } from "./Shell.tsx";
+import { CsrfField, FileField } from "./Shell.tsx";
 
 /** A refused upload: the problem's code and detail, and where in which file. */
 export interface PublishProblem {
@@ -26,8 +26,10 @@ export interface PythonPublishFormProps {
 /** The python-mode publish card. */
 export function PythonPublishForm({ slug, csrf, error }: PythonPublishFormProps) {
   // The refused file's input points at the message (both when the problem names no file).
-  const about = (file: string) =>
-    fieldError(!!error && (!error.file || error.file === file), "publish-python-error");
+  const about = (file: string) => ({
+    inError: !!error && (!error.file || error.file === file),
+    errorId: "publish-python-error",
+  });
   return (
     <section class="card" id="publish-python">
       <h2>Publish a Python design</h2>
@@ -81,26 +83,18 @@ export function PythonPublishForm({ slug, csrf, error }: PythonPublishFormProps)
       >
         <CsrfField token={csrf} />
         <div class="row">
-          <label>
-            design.py
-            <input
-              type="file"
-              name="source"
-              accept=".py,text/x-python,text/plain"
-              required
-              {...about("design.py")}
-            />
-          </label>
-          <label>
-            parameters.schema.json
-            <input
-              type="file"
-              name="schema"
-              accept=".json,application/json"
-              required
-              {...about("parameters.schema.json")}
-            />
-          </label>
+          <FileField
+            file="design.py"
+            name="source"
+            accept=".py,text/x-python,text/plain"
+            {...about("design.py")}
+          />
+          <FileField
+            file="parameters.schema.json"
+            name="schema"
+            accept=".json,application/json"
+            {...about("parameters.schema.json")}
+          />
         </div>
         <div class="actions">
           <button type="submit">Publish Python design</button>

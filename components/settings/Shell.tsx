@@ -86,6 +86,24 @@ export function fieldError(
   return inError ? { "aria-invalid": "true", "aria-describedby": errorId } : {};
 }
 
+/** A required file input of an upload form, labelled by the file it wants; tied to the form's error. */
+export function FileField(
+  p: { file: string; name: string; accept: string; inError: boolean; errorId: string },
+) {
+  return (
+    <label>
+      {p.file}
+      <input
+        type="file"
+        name={p.name}
+        accept={p.accept}
+        required
+        {...fieldError(p.inError, p.errorId)}
+      />
+    </label>
+  );
+}
+
 /** A wide table's box: it scrolls sideways on a phone and takes keyboard focus to do so. */
 export function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
   return (

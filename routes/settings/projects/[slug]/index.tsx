@@ -15,7 +15,7 @@ import {
 import {
   CsrfField,
   ErrorBox,
-  fieldError,
+  FileField,
   Notice,
   ScrollRegion,
   Shell,
@@ -168,9 +168,10 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
     }
     : null;
   // The refused file's input points at the message (both when the problem names no file).
-  const uploadError = (file: string) => {
+  const json = (file: string) => {
     const e = data.publishError;
-    return fieldError(!!e && (!e.file || e.file === file), "publish-error");
+    const inError = !!e && (!e.file || e.file === file);
+    return { accept: ".json,application/json", inError, errorId: "publish-error" };
   };
   // A published project leads with how to put it on a site; an unpublished one with publishing.
   const reach = (
@@ -253,26 +254,12 @@ export default function ProjectPage({ data, nonce }: PageProps<ProjectData>) {
         >
           <CsrfField token={frame.csrf} />
           <div class="row">
-            <label>
-              template.dag.json
-              <input
-                type="file"
-                name="template"
-                accept=".json,application/json"
-                required
-                {...uploadError("template.dag.json")}
-              />
-            </label>
-            <label>
-              parameters.schema.json
-              <input
-                type="file"
-                name="schema"
-                accept=".json,application/json"
-                required
-                {...uploadError("parameters.schema.json")}
-              />
-            </label>
+            <FileField file="template.dag.json" name="template" {...json("template.dag.json")} />
+            <FileField
+              file="parameters.schema.json"
+              name="schema"
+              {...json("parameters.schema.json")}
+            />
           </div>
           <div class="actions">
             <button type="submit">Publish</button>
