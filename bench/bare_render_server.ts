@@ -24,6 +24,8 @@ export async function startBareRenderServer(options: {
   redisUrl: string;
   counterKey: string;
   body: Uint8Array<ArrayBuffer>;
+  /** The `Content-Encoding` of `body`, when it is coded (the floor's headers carry their own). */
+  contentEncoding?: string;
   /** Makes this the floor: the kernel's revocation and budget calls and headers. */
   floor?: {
     /** Where its revocation and budget keys live (put it under the bench prefix). */
@@ -43,8 +45,13 @@ export async function startBareRenderServer(options: {
   const token = { client_id: "floor-key", jti: crypto.randomUUID(), budget: 1_000_000_000 };
   const exp = Math.floor(Date.now() / 1000) + 3600;
   await budgets?.open(token.jti, token.budget, exp);
-  const headers = floor?.headers ??
-    [["content-type", "application/json"], ["cache-control", "no-store"]];
+  const headers: [string, string][] = floor?.headers ?? [
+    ["content-type", "application/json"],
+    ["cache-control", "no-store"],
+    ...(options.contentEncoding
+      ? [["content-encoding", options.contentEncoding] as [string, string]]
+      : []),
+  ];
   const handler = async (req: Request): Promise<Response> => {
     await req.arrayBuffer();
     if (revocations && budgets) {

@@ -23,6 +23,12 @@ export interface Floor {
   value: number;
   /** Floor ÷ baseline, computed the way the candidate's ratio is (paired when that one is). */
   ratio: number;
+  /**
+   * Candidate ÷ floor (the median of per-round ratios where the bench pairs them): when a result
+   * has a floor, its target applies to this ratio — what the product adds over the least any
+   * implementation costs here — not to candidate ÷ baseline.
+   */
+  candidateRatio: number;
 }
 
 /** A baseline/candidate comparison with its target ratio. */
@@ -35,7 +41,8 @@ export interface BenchResult {
   candidate: Side;
   /**
    * The least acceptable candidate ÷ baseline ratio, or (with `lowerIsBetter`) the greatest: for
-   * times, bytes and memory the candidate should stay under a multiple of the baseline.
+   * times, bytes and memory the candidate should stay under a multiple of the baseline. With a
+   * `floor`, the bound on candidate ÷ floor instead.
    */
   target: number;
   /**

@@ -6,7 +6,9 @@
  * two CPUs a client process would compete with the server and the worker for them.) The bench process sends one JSON line per burst
  * on stdin — `{url, headers, body, count}` — and reads one line back: the wall time from the first
  * request sent to the last response read, and each response's status and `cache` member (parsed
- * after the clock stops).
+ * after the clock stops). render-capacity sends `{url, clients}` instead (`ClientLoops`): each
+ * client sends its own requests one after another, all clients at once, and the answer counts
+ * what was served and what was refused, by problem `code`/`reason` (`LoopsResult`).
  *
  * `deno run -A bench/burst_client.ts` (driven by `BurstClient`).
  */
@@ -30,6 +32,25 @@ export interface BurstResult {
   caches: string[];
   /** `scene.triangles` of the first 200 response. */
   triangles: number;
+  /** A sample non-200 body, to say why. */
+  sampleError?: string;
+}
+
+/** Clients that each send their own requests in turn, all at once (render-capacity). */
+export interface ClientLoops {
+  url: string;
+  clients: { headers: Record<string, string>; bodies: string[] }[];
+}
+
+/** What one run of client loops measured. */
+export interface LoopsResult {
+  /** First request sent → last response body read. */
+  ms: number;
+  /** 200 answers, and how many of them said `cache: "miss"`. */
+  served: number;
+  misses: number;
+  /** Non-200 answers by `status code/reason` (e.g. `503 kernel_busy/queue_full`). */
+  refusals: Record<string, number>;
   /** A sample non-200 body, to say why. */
   sampleError?: string;
 }
@@ -58,6 +79,14 @@ export class BurstClient {
     const next = await this.#lines.next();
     if (next.done) throw new Error("the burst client exited");
     return JSON.parse(next.value) as BurstResult;
+  }
+
+  /** Runs client loops in the client process. */
+  async loops(loops: ClientLoops): Promise<LoopsResult> {
+    await this.#writer.write(new TextEncoder().encode(JSON.stringify(loops) + "\n"));
+    const next = await this.#lines.next();
+    if (next.done) throw new Error("the burst client exited");
+    return JSON.parse(next.value) as LoopsResult;
   }
 
   /** Ends the client process. */
@@ -111,9 +140,42 @@ async function runBurst(burst: Burst): Promise<BurstResult> {
   };
 }
 
+async function runLoops(loops: ClientLoops): Promise<LoopsResult> {
+  const answers: { status: number; text: string }[] = [];
+  const t0 = performance.now();
+  await Promise.all(loops.clients.map(async ({ headers, bodies }) => {
+    for (const body of bodies) {
+      const res = await fetch(loops.url, { method: "POST", headers, body });
+      answers.push({ status: res.status, text: await res.text() });
+    }
+  }));
+  const ms = performance.now() - t0;
+  const out: LoopsResult = { ms, served: 0, misses: 0, refusals: {} };
+  for (const { status, text } of answers) {
+    if (status === 200) {
+      out.served++;
+      if (JSON.parse(text).cache === "miss") out.misses++;
+      continue;
+    }
+    out.sampleError ??= text.slice(0, 300);
+    let why = "";
+    try {
+      const problem = JSON.parse(text);
+      why = `${problem.code}/${problem.reason}`;
+    } catch {
+      why = "unparsed";
+    }
+    const key = `${status} ${why}`;
+    out.refusals[key] = (out.refusals[key] ?? 0) + 1;
+  }
+  return out;
+}
+
 if (import.meta.main) {
   for await (const line of readLines(Deno.stdin.readable)) {
     if (line.trim() === "") continue;
-    console.log(JSON.stringify(await runBurst(JSON.parse(line) as Burst)));
+    const message = JSON.parse(line) as Burst | ClientLoops;
+    const answer = "clients" in message ? await runLoops(message) : await runBurst(message);
+    console.log(JSON.stringify(answer));
   }
 }

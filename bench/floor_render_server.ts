@@ -2,7 +2,9 @@
  * The render floor: what any kernel-api that follows the issue's architecture must at least do for
  * a cold render, and nothing more — read the request, spend one budget unit in Redis (one INCR)
  * before evaluating, evaluate off the request thread (one worker building the gear directly with
- * manifold-3d), encode the mesh in the kernel's wire format, and answer; concurrent identical
+ * manifold-3d), encode the mesh in the kernel's wire format, and answer — compressed in the coding
+ * the request accepts, as the kernel compresses its answers (lib/http/content_coding.ts, the same
+ * `dynamic` effort, on the request thread, once per build and coding); concurrent identical
  * requests share one build (single flight). No token, origin, template or schema checks, no DAG
  * walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
  * the real kernel-api, so a target this floor misses is the machine's, not the product's.
@@ -14,6 +16,7 @@ import { createClient } from "redis";
 import type { GearValues } from "./direct_gear.ts";
 import type { FloorJob, FloorReply } from "./floor_render_worker.ts";
 import { type BareServer, serveBare } from "./bare_server.ts";
+import { compressSync, negotiateContentCoding } from "../lib/http/content_coding.ts";
 
 /** Builds kept for identical requests that arrive after their flight landed. */
 const KEPT_BUILDS = 64;
@@ -51,7 +54,9 @@ export async function startFloorRenderServer(
       waiting.set(job.id, resolve);
       worker.postMessage(job);
     });
-  const answers = new Map<string, Promise<string>>();
+  /** A build's answer, and its bytes in each coding asked for so far (compressed once each). */
+  type Answer = { json: string; coded: Map<string, Uint8Array<ArrayBuffer>> };
+  const answers = new Map<string, Promise<Answer>>();
 
   const handler = async (req: Request): Promise<Response> => {
     const text = await req.text();
@@ -59,11 +64,30 @@ export async function startFloorRenderServer(
     await redis.incr(options.counterKey);
     let answer = answers.get(text);
     if (!answer) {
-      answer = build(values).then((members) => `{"cache":"miss",${members.slice(1)}`);
+      answer = build(values).then((members) => ({
+        json: `{"cache":"miss",${members.slice(1)}`,
+        coded: new Map(),
+      }));
       answers.set(text, answer);
       if (answers.size > KEPT_BUILDS) answers.delete(answers.keys().next().value!);
     }
-    return new Response(await answer, { headers: { "content-type": "application/json" } });
+    const { json, coded } = await answer;
+    const coding = negotiateContentCoding(req.headers.get("accept-encoding"));
+    if (coding === null) {
+      return new Response(json, { headers: { "content-type": "application/json" } });
+    }
+    let bytes = coded.get(coding);
+    if (!bytes) {
+      bytes = compressSync(new TextEncoder().encode(json), coding, "dynamic");
+      coded.set(coding, bytes);
+    }
+    return new Response(bytes, {
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": coding,
+        "vary": "Accept-Encoding",
+      },
+    });
   };
 
   const server = await serveBare(handler, "/render", async () => {

@@ -6,6 +6,8 @@
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { browserBench } from "./browser_bench.ts";
+import { sliderCachedBench, sliderUncachedBench } from "./slider_floor.ts";
+import { firstModelBench, firstModelJsBench } from "./first_model_bench.ts";
 import { mintBench } from "./mint_bench.ts";
 import { formatResult, verdictOf } from "./report.ts";
 import { verifyBench } from "./verify_bench.ts";
@@ -13,6 +15,7 @@ import { renderHitBench } from "./render_hit_bench.ts";
 import { renderColdBench } from "./render_cold_bench.ts";
 import { renderBytesBench } from "./render_bytes_bench.ts";
 import { renderFlightBench } from "./render_flight_bench.ts";
+import { renderCapacityBench } from "./render_capacity_bench.ts";
 import { renderMemoryBench } from "./render_memory_bench.ts";
 
 /** Every benchmark in report order; later parts (render, browser) are appended here. */
@@ -23,8 +26,13 @@ export const BENCHMARKS: readonly Benchmark[] = [
   renderColdBench,
   renderBytesBench,
   renderFlightBench,
+  renderCapacityBench,
   renderMemoryBench,
   browserBench,
+  sliderCachedBench,
+  sliderUncachedBench,
+  firstModelBench,
+  firstModelJsBench,
 ];
 
 /** The benchmarks named by `filters` (all when empty); throws on a name that matches none. */

@@ -1,61 +1,63 @@
 /**
- * Response size: real render responses (every example project at its defaults and at a second
- * set of values, all meshes included) versus the same responses with each mesh written the naive
- * way, as JSON number arrays of the kernel's exact geometry (`positions: [x, y, z, …]` of the
- * Float32 values, `indices: [...]`, in place of the encoded members). The exact geometry comes
- * from evaluating the same DAG in this process (the wire positions are quantized, so decoding
- * the response would not give it back); each response mesh is matched to it by hash. A
- * deterministic measurement: one render per model, no rounds.
+ * Render-response bytes on the wire (issue 15, wire bytes): every example project with a template
+ * (`examples/projects/*`; the python-mode shelf has none and needs Pyodide to make a DAG) at its
+ * defaults and with every numeric parameter at its maximum, rendered by the real kernel-api and
+ * received as the SDK receives it: `Accept: application/vnd.cad-render, application/json;q=0.5`
+ * (RenderClient) and `Accept-Encoding: gzip, deflate, br, zstd` (what Chromium sends; Deno's
+ * fetch sends `gzip, br`; both get brotli), all meshes included. The bytes are counted before any
+ * decoding (node:http does not decompress).
+ *
+ * Baseline, computed here by meshoptimizer directly: for each response, the same meshes (the
+ * kernel's exact geometry, evaluated in this process) through `reorderMesh`, 16-bit positions
+ * over each mesh's box (8-byte stride), the vertex and index codecs at their defaults, all of the
+ * response's buffers gzipped together (level 6). The candidate carries the whole response besides
+ * (parts, instances, bbox, hashes, budget), so ≤ 1.05 leaves 5 % for all of it.
+ *
+ * The verdict counts a repeat request of each configuration (served from L1 once the cached
+ * brotli prefix has been recompressed densely off the request path, lib/render/coded_prefix.ts);
+ * the first request's bytes (the miss, compressed fast on the request path) are printed beside it.
+ *
+ * A deterministic measurement: one render per model, no rounds.
  */
+import http from "node:http";
 import { gzipSync } from "node:zlib";
+import { MeshoptEncoder } from "meshoptimizer/encoder";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { evaluateDagExact, type ExactMesh } from "../lib/kernel/evaluate.ts";
+import { evaluateDagExact } from "../lib/kernel/evaluate.ts";
+import { quantizePositions } from "../lib/kernel/mesh_encoding.ts";
+import { RENDER_BINARY_TYPE } from "../lib/dag/render_binary.ts";
 import {
   createRenderFixture,
+  type ExampleProject,
   mintRenderHeaders,
   readExample,
   RENDER_PATH,
   startRenderBenchServer,
 } from "./render_fixture.ts";
 
-const EXAMPLES = ["spur-gear", "storage-box", "stud-plate", "vase", "wall-bracket"];
-const TARGET = 0.35;
+const TARGET = 1.05;
+/** What Chromium sends; Deno's fetch sends "gzip, br". */
+const ACCEPT_ENCODING = "gzip, deflate, br, zstd";
+const SDK_ACCEPT = `${RENDER_BINARY_TYPE}, application/json;q=0.5`;
 
-/** Bytes of the mesh members alone, per encoding. */
-interface MeshBytes {
-  positions: number;
-  indices: number;
-}
-
-/**
- * The response with every mesh's encoded members replaced by its exact geometry as JSON numbers,
- * and mesh byte counts of both forms.
- */
-function asNumberArrays(
-  text: string,
-  exact: Map<string, ExactMesh>,
-): { text: string; compact: MeshBytes; arrays: MeshBytes } {
-  const body = JSON.parse(text);
-  const compact = { positions: 0, indices: 0 };
-  const arrays = { positions: 0, indices: 0 };
-  for (const [hash, mesh] of Object.entries(body.meshes) as [string, Record<string, unknown>][]) {
-    const geometry = exact.get(hash);
-    if (!geometry) throw new Error(`mesh ${hash} of the response is not the local evaluation's`);
-    compact.positions += JSON.stringify(mesh.positions).length + JSON.stringify(mesh.min).length +
-      JSON.stringify(mesh.scale).length;
-    compact.indices += JSON.stringify(mesh.indices).length;
-    delete mesh.min;
-    delete mesh.scale;
-    mesh.positions = Array.from(geometry.positions);
-    mesh.indices = Array.from(geometry.indices);
-    arrays.positions += JSON.stringify(mesh.positions).length;
-    arrays.indices += JSON.stringify(mesh.indices).length;
+/** The example projects that have a template (a python-mode one has only its design). */
+async function templateExamples(): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(new URL("../examples/projects/", import.meta.url))) {
+    try {
+      await Deno.stat(
+        new URL(`../examples/projects/${entry.name}/template.dag.json`, import.meta.url),
+      );
+      names.push(entry.name);
+    } catch {
+      // python-mode: no template
+    }
   }
-  return { text: JSON.stringify(body), compact, arrays };
+  return names.sort();
 }
 
 /** A second valid set of values: every numeric parameter at its maximum. */
-function maxima(example: Awaited<ReturnType<typeof readExample>>): Record<string, unknown> {
+function maxima(example: ExampleProject): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const p of example.parameters.parameters) {
     if (p.kind === "Int" || p.kind === "Float") values[p.name] = p.maximum;
@@ -63,77 +65,144 @@ function maxima(example: Awaited<ReturnType<typeof readExample>>): Record<string
   return values;
 }
 
+/** POSTs `body` and counts the response bytes as they arrive (no content decoding). */
+function wireBytes(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; bytes: number; encoding: string; type: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers }, (res) => {
+      let bytes = 0;
+      let text = "";
+      res.on("data", (chunk: Uint8Array) => {
+        bytes += chunk.byteLength;
+        if (res.statusCode !== 200) text += new TextDecoder().decode(chunk);
+      });
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          bytes,
+          encoding: String(res.headers["content-encoding"] ?? "identity"),
+          type: String(res.headers["content-type"] ?? ""),
+          text,
+        }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** gzip of every mesh of a scene coded by meshoptimizer directly (the baseline). */
+function meshoptGzip(meshes: Iterable<{ positions: Float32Array; indices: Uint32Array }>): number {
+  const buffers: Uint8Array[] = [];
+  for (const mesh of meshes) {
+    const indices = new Uint32Array(mesh.indices);
+    if (indices.length === 0) continue;
+    const [remap, unique] = MeshoptEncoder.reorderMesh(indices, true, true);
+    const positions = new Float32Array(unique * 3);
+    for (let v = 0; v < remap.length; v++) {
+      if (remap[v] !== 0xffffffff) {
+        positions.set(mesh.positions.subarray(v * 3, v * 3 + 3), remap[v] * 3);
+      }
+    }
+    const { q } = quantizePositions(positions);
+    const padded = new Uint16Array(unique * 4);
+    for (let v = 0; v < unique; v++) padded.set(q.subarray(v * 3, v * 3 + 3), v * 4);
+    buffers.push(
+      MeshoptEncoder.encodeVertexBuffer(new Uint8Array(padded.buffer), unique, 8),
+      MeshoptEncoder.encodeIndexBuffer(new Uint8Array(indices.buffer), indices.length, 4),
+    );
+  }
+  const all = new Uint8Array(buffers.reduce((n, b) => n + b.byteLength, 0));
+  let at = 0;
+  for (const b of buffers) {
+    all.set(b, at);
+    at += b.byteLength;
+  }
+  return gzipSync(all).byteLength;
+}
+
 async function run(progress: (line: string) => void): Promise<BenchResult> {
-  const kernel = await startRenderBenchServer(EXAMPLES[0]);
+  await MeshoptEncoder.ready;
+  const examples = await templateExamples();
+  const kernel = await startRenderBenchServer(examples[0]);
   try {
-    const encoder = new TextEncoder();
-    let compact = 0;
-    let arrays = 0;
-    let compactGzip = 0;
-    let arraysGzip = 0;
-    const parts = { compact: { positions: 0, indices: 0 }, arrays: { positions: 0, indices: 0 } };
+    const totals = { first: 0, sdk: 0, baseline: 0, json: 0, jsonIdentity: 0, binaryIdentity: 0 };
     const details: string[] = [];
     const problems: string[] = [];
-    for (const name of EXAMPLES) {
+    for (const name of examples) {
       const example = await readExample(name);
       const fixture = await createRenderFixture(kernel.server.deps.kv, example);
-      const target = {
-        url: kernel.server.url + RENDER_PATH,
-        headers: await mintRenderHeaders(kernel.server.url, fixture),
-      };
+      const url = kernel.server.url + RENDER_PATH;
+      const headers = await mintRenderHeaders(kernel.server.url, fixture);
       for (const [label, values] of [["defaults", {}], ["maxima", maxima(example)]] as const) {
-        let dag;
-        try {
-          dag = example.finish(values);
-        } catch (err) {
-          problems.push(`${name} ${label}: ${(err as Error).message}`);
+        const dag = example.finish(values);
+        const body = JSON.stringify({ dag });
+        const ask = (accept: string, encoding: string) =>
+          wireBytes(url, { ...headers, accept, "accept-encoding": encoding }, body);
+        const sdk = await ask(SDK_ACCEPT, ACCEPT_ENCODING);
+        if (sdk.status !== 200) {
+          problems.push(`${name} ${label}: ${sdk.status} ${sdk.text.slice(0, 200)}`);
           continue;
         }
-        const res = await fetch(target.url, {
-          method: "POST",
-          headers: target.headers,
-          body: JSON.stringify({ dag }),
-        });
-        const text = await res.text();
-        if (res.status !== 200) {
-          details.push(`${name} ${label}: ${res.status} ${text.slice(0, 160)} (not counted)`);
-          continue;
+        if (sdk.encoding !== "br" || sdk.type !== RENDER_BINARY_TYPE) {
+          problems.push(`${name} ${label}: got ${sdk.type} in ${sdk.encoding}`);
         }
-        const naive = asNumberArrays(text, (await evaluateDagExact(dag)).exact);
-        const a = encoder.encode(text).byteLength;
-        const b = encoder.encode(naive.text).byteLength;
-        compact += a;
-        arrays += b;
-        compactGzip += gzipSync(text).byteLength;
-        arraysGzip += gzipSync(naive.text).byteLength;
-        for (const side of ["compact", "arrays"] as const) {
-          parts[side].positions += naive[side].positions;
-          parts[side].indices += naive[side].indices;
+        // The same configuration asked again (another shopper, or back to a value): served from
+        // L1 with the prefix compressed densely off the request path once it is ready.
+        let repeat = await ask(SDK_ACCEPT, ACCEPT_ENCODING);
+        // The tail differs by a few bytes (cache level, budget); the dense prefix saves more.
+        for (let i = 0; i < 80 && repeat.bytes > sdk.bytes - 32; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          repeat = await ask(SDK_ACCEPT, ACCEPT_ENCODING);
         }
-        const line = `${name} ${label}: ${a.toLocaleString("en-US")} B compact, ` +
-          `${b.toLocaleString("en-US")} B as number arrays, ratio ${(a / b).toFixed(3)}`;
+        const json = await ask("application/json", ACCEPT_ENCODING);
+        const jsonIdentity = await ask("application/json", "identity");
+        const binaryIdentity = await ask(SDK_ACCEPT, "identity");
+        const baseline = meshoptGzip((await evaluateDagExact(dag)).exact.values());
+        totals.first += sdk.bytes;
+        totals.sdk += repeat.bytes;
+        totals.baseline += baseline;
+        totals.json += json.bytes;
+        totals.jsonIdentity += jsonIdentity.bytes;
+        totals.binaryIdentity += binaryIdentity.bytes;
+        const line =
+          `${name} ${label}: SDK ${repeat.bytes} B (binary, br; first request ${sdk.bytes} B), ` +
+          `meshopt+gzip ${baseline} B, ratio ${(repeat.bytes / baseline).toFixed(3)} ` +
+          `(first ${
+            (sdk.bytes / baseline).toFixed(3)
+          }); JSON ${json.bytes} B (${json.encoding}), ` +
+          `uncompressed binary ${binaryIdentity.bytes} B, JSON ${jsonIdentity.bytes} B`;
         details.push(line);
         progress(`render-bytes ${line}`);
       }
     }
-    if (compact === 0) problems.push("no render succeeded");
-    const share = (x: MeshBytes) => `positions ${x.positions} B, indices ${x.indices} B`;
-    // positions (compact) include the min and scale members.
+    if (totals.sdk === 0) problems.push("no render succeeded");
     details.push(
-      `mesh members: compact ${share(parts.compact)}; as numbers ${share(parts.arrays)}`,
-      `gzip (not applied by the server): compact ${compactGzip} B, as numbers ${arraysGzip} B, ` +
-        `ratio ${(compactGzip / arraysGzip).toFixed(3)}; gzip compact ÷ raw numbers ${
-          (compactGzip / arrays).toFixed(3)
-        }`,
+      `first requests (the miss, brotli q6 on the request path): ${totals.first} B, ÷ baseline ` +
+        `${(totals.first / totals.baseline).toFixed(3)}`,
+      `JSON form (Accept: application/json, same Accept-Encoding) ${totals.json} B, ` +
+        `÷ baseline ${(totals.json / totals.baseline).toFixed(3)}; uncompressed: binary ` +
+        `${totals.binaryIdentity} B, JSON ${totals.jsonIdentity} B`,
     );
     return {
       title: "render-bytes",
       unit: "B",
       lowerIsBetter: true,
-      baseline: { label: "meshes as JSON number arrays", value: arrays },
-      candidate: { label: "compact (Uint16 positions, delta varint indices)", value: compact },
+      baseline: {
+        label: "meshopt (reorderMesh, 16-bit, vertex+index codecs) + gzip",
+        value: totals.baseline,
+      },
+      candidate: {
+        label: "render responses as the SDK receives them (binary, br; a repeat request)",
+        value: totals.sdk,
+      },
       target: TARGET,
-      summary: `${EXAMPLES.length} example projects × (defaults, maxima), all meshes sent`,
+      decimals: 3,
+      summary: `${examples.length} template examples × (defaults, maxima), all meshes sent; ` +
+        `SDK Accept "${SDK_ACCEPT}", Accept-Encoding "${ACCEPT_ENCODING}" (Chromium's)`,
       details,
       problems,
     };
@@ -142,10 +211,9 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
   }
 }
 
-/** Compact render response bytes ÷ the same meshes as JSON number arrays; target ≤ 0.35. */
+/** Render-response bytes on the wire as the SDK receives them ÷ meshopt + gzip of the meshes; ≤ 1.05. */
 export const renderBytesBench: Benchmark = {
   name: "render-bytes",
-  description:
-    "render response bytes (quantized, delta-coded meshes) vs the meshes as JSON numbers",
+  description: "render response bytes on the wire (SDK: binary form, brotli) vs meshopt + gzip",
   run,
 };

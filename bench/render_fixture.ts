@@ -101,6 +101,8 @@ export interface RenderBenchServer {
   example: ExampleProject;
   target: RenderTarget;
   prefix: string;
+  /** The partner's key and project: `mintRenderHeaders(server.url, fixture)` mints another token. */
+  fixture: { keyId: string; project: string; origin: string };
   close(): Promise<number>;
 }
 
@@ -129,6 +131,7 @@ export async function startRenderBenchServer(
     server,
     example,
     prefix,
+    fixture,
     target: { url: server.url + RENDER_PATH, headers },
     async close() {
       try {

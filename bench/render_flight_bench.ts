@@ -20,7 +20,7 @@ import { median } from "./stats.ts";
 
 const CONCURRENT = 32;
 const ROUNDS = 15;
-const TARGET = 1.3;
+const TARGET = 1.15;
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   const kernel = await startRenderBenchServer("spur-gear");
@@ -111,6 +111,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         label: `bare Deno.serve + Redis INCR + single-flight worker build, ${CONCURRENT} ÷ 1`,
         value: median(floorBurst.map((x) => x.ms)),
         ratio: median(floorBurst.map((x, i) => x.ms / floorOne[i].ms)),
+        candidateRatio: median(burst.map((x, i) => x.ms / floorBurst[i].ms)),
       },
       target: TARGET,
       summary: `spur-gear, median of ${ROUNDS} rounds; evaluations per ${CONCURRENT}: ` +
@@ -136,7 +137,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
   }
 }
 
-/** 32 concurrent identical cold renders ÷ one, wall time, exactly one evaluation; target ≤ 1.3. */
+/** 32 concurrent identical cold renders, wall time ÷ the floor's burst, one evaluation; target ≤ 1.15. */
 export const renderFlightBench: Benchmark = {
   name: "render-flight",
   description: "32 concurrent identical cold renders vs one cold render (single flight)",

@@ -6,6 +6,7 @@
  * and its response headers (`bare_render_server.ts`). All are served from this process and driven by the same load
  * generator (`load.ts`, a separate process) at the same concurrency, in rotating order.
  */
+import { request } from "node:http";
 import { type BareRenderServer, startBareRenderServer } from "./bare_render_server.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import type { LoadSpec } from "./load.ts";
@@ -22,7 +23,35 @@ const CONCURRENCY = 32;
 const WARMUP_SECONDS = 1;
 const DURATION_SECONDS = 5;
 const ROUNDS = 3;
-const TARGET = 0.75;
+const TARGET = 0.9;
+
+/** What fetch receives before it decodes: the status, headers and body bytes as sent. */
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: [string, string][]; bytes: Uint8Array<ArrayBuffer> }> {
+  // Deno's fetch decodes a coded body and cannot be told not to; node:http hands it over as sent.
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers }, (res) => {
+      const chunks: Uint8Array[] = [];
+      res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+      res.on("end", () => {
+        const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+        chunks.reduce((at, c) => (bytes.set(c, at), at + c.byteLength), 0);
+        const pairs: [string, string][] = [];
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) {
+            pairs.push([name, Array.isArray(value) ? value.join(", ") : value]);
+          }
+        }
+        resolve({ status: res.statusCode ?? 0, headers: pairs, bytes });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   let kernel: RenderBenchServer | undefined;
@@ -40,11 +69,20 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     if (hit.status !== 200 || JSON.parse(hitText).cache !== "l1") {
       throw new Error(`expected an L1 hit, got ${hit.status}: ${hitText.slice(0, 300)}`);
     }
-    const bytes = new TextEncoder().encode(hitText);
+    // The hit as the load generator receives it (fetch asks for gzip and br): the bare server and
+    // the floor answer these very bytes, coded as the kernel codes them.
+    const raw = await rawPost(kernel.target.url, {
+      ...kernel.target.headers,
+      "accept-encoding": "gzip, br",
+    }, body);
+    if (raw.status !== 200) throw new Error(`the raw hit answered ${raw.status}`);
+    const bytes = raw.bytes;
+    const coding = raw.headers.find(([name]) => name === "content-encoding");
     bare = await startBareRenderServer({
       redisUrl: BENCH_REDIS_URL,
       counterKey: `${kernel.prefix}bare:renders`,
       body: bytes,
+      ...(coding ? { contentEncoding: coding[1] } : {}),
     });
     floor = await startBareRenderServer({
       redisUrl: BENCH_REDIS_URL,
@@ -52,7 +90,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       body: bytes,
       floor: {
         prefix: `${kernel.prefix}floor:`,
-        headers: [...hit.headers].filter(([name]) => !["content-length", "date"].includes(name)),
+        headers: raw.headers.filter(([name]) =>
+          !["content-length", "date", "connection", "keep-alive", "transfer-encoding"].includes(
+            name,
+          )
+        ),
       },
     });
     const load = {
@@ -82,9 +124,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         label: "bare + the kernel's revocation lookup and budget script in Redis + its headers",
         value: median(rounds.floor.map((r) => r.rps)),
         ratio: median(rounds.floor.map((r) => r.rps)) / median(rounds.baseline.map((r) => r.rps)),
+        candidateRatio: median(rounds.candidate.map((r, i) => r.rps / rounds.floor[i].rps)),
       },
       target: TARGET,
-      summary: `${EXAMPLE}, ${bytes.byteLength} B responses, c=${CONCURRENCY}, ` +
+      summary: `${EXAMPLE}, ${bytes.byteLength} B responses` +
+        `${coding ? ` (${coding[1]}; ${hitText.length} chars decoded)` : ""}, c=${CONCURRENCY}, ` +
         `${DURATION_SECONDS} s × ${ROUNDS} rounds, ${latencyMedians(rounds)} (bare/kernel)`,
       details: rounds.details,
       problems: rounds.problems,
@@ -97,7 +141,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
   }
 }
 
-/** L1-hit render req/s over HTTP ÷ a bare INCR-and-same-bytes `Deno.serve`; target ≥ 0.75. */
+/** L1-hit render req/s over HTTP ÷ the floor (bare + the kernel's revocation, budget, headers); target ≥ 0.9. */
 export const renderHitBench: Benchmark = {
   name: "render-hit",
   description:

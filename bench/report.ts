@@ -21,10 +21,15 @@ export function ratioOf(result: BenchResult): number {
   return result.pairedRatio ?? result.candidate.value / result.baseline.value;
 }
 
+/** The ratio the target applies to: candidate ÷ floor when there is a floor, else `ratioOf`. */
+export function judgedRatioOf(result: BenchResult): number {
+  return result.floor ? result.floor.candidateRatio : ratioOf(result);
+}
+
 /** Whether `result` meets its target (problems make it INVALID whatever the ratio). */
 export function verdictOf(result: BenchResult): Verdict {
   if (result.problems.length > 0) return "INVALID";
-  if (meets(ratioOf(result), result)) return "PASS";
+  if (meets(judgedRatioOf(result), result)) return "PASS";
   return result.lowerIsBetter ? "ABOVE" : "BELOW";
 }
 
@@ -33,27 +38,29 @@ function meets(ratio: number, result: BenchResult): boolean {
   return result.lowerIsBetter ? ratio <= result.target : ratio >= result.target;
 }
 
-/** The report lines for one result; `letter` is its position in the full benchmark list. */
+/**
+ * The report lines for one result; `letter` is its position in the full benchmark list. With a
+ * floor: the absolute figures and candidate ÷ baseline on the first line, then the floor's figure,
+ * floor ÷ baseline, candidate ÷ floor and the verdict on the second.
+ */
 export function formatResult(letter: string, result: BenchResult): string[] {
   const { baseline, candidate, unit, decimals } = result;
   const bound = result.lowerIsBetter ? "≤" : "≥";
+  const paired = result.pairedRatio === undefined ? "" : " (median of rounds)";
+  const floor = result.floor;
+  const verdict = `(target ${bound} ${result.target}) ${verdictOf(result)}`;
   const head = `  (${letter}) ${result.title.padEnd(8)} ` +
     `${baseline.label} ${formatRate(baseline.value, decimals)} ${unit}   ` +
     `${candidate.label} ${formatRate(candidate.value, decimals)} ${unit}   ` +
-    `ratio ${ratioOf(result).toFixed(2)}${
-      result.pairedRatio === undefined ? "" : " (median of rounds)"
-    } ` +
-    `(target ${bound} ${result.target}) ${verdictOf(result)}` +
+    `ratio ${ratioOf(result).toFixed(2)}${paired}` + (floor ? "" : ` ${verdict}`) +
     (result.summary ? `   [${result.summary}]` : "");
-  const floor = result.floor;
   return [
     head,
     ...(floor
       ? [
-        `        floor: ${floor.label} ${formatRate(floor.value, decimals)} ${unit}, ratio ` +
-        `${floor.ratio.toFixed(2)} (${bound} ${result.target}: ${
-          meets(floor.ratio, result) ? "reachable" : "the floor itself misses the target"
-        }); candidate ÷ floor ${(candidate.value / floor.value).toFixed(2)}`,
+        `        floor: ${floor.label} ${formatRate(floor.value, decimals)} ${unit}, floor ratio ` +
+        `${floor.ratio.toFixed(2)}; product ÷ floor ${floor.candidateRatio.toFixed(2)}${paired} ` +
+        verdict,
       ]
       : []),
     ...result.details.map((line) => `        ${line}`),

@@ -10,7 +10,7 @@
  * theme's colour pairs are checked once drawn (`enforceThemeContrast`: a failing partner colour
  * falls back, with a console warning).
  */
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import ConfiguratorProvider, {
   type ConfiguratorProviderProps,
   useConfigurator,
@@ -29,7 +29,17 @@ import {
 import { EmbedBridge, resolveParentOrigin } from "../lib/client/embed_bridge.ts";
 import type { ParameterSchema } from "../lib/dag/parameter_schema.ts";
 import { enforceThemeContrast } from "../lib/client/theme_contrast.ts";
+import { createShareUrl, restoreFromUrl, type ShareNote } from "../lib/client/share_link.ts";
+import {
+  renderSnapshot,
+  settledResult,
+  SNAPSHOT_DEFAULTS,
+  SnapshotError,
+  type SnapshotOptions,
+} from "../lib/client/snapshot.ts";
 import { sizeText } from "../lib/client/model_description.ts";
+import { type ArMode, detectArSupport } from "../lib/client/ar_support.ts";
+import { ArError, type ArLaunch, viewInAr } from "../lib/client/ar_launch.ts";
 
 /** Events a configurator reports (the custom element re-dispatches them as DOM events). */
 export type ConfiguratorEvent =
@@ -48,6 +58,12 @@ export interface ConfiguratorController {
   refreshSessionToken(): Promise<string>;
   setSessionToken(token: string): void;
   view(): SceneView | null;
+  /** A link that reopens the current values (`baseUrl` default: `shareBaseUrl`, else this page). */
+  getShareUrl(baseUrl?: string): string;
+  /** A PNG of the current configuration from the documented camera (lib/client/snapshot.ts). */
+  snapshot(options?: SnapshotOptions): Promise<Blob>;
+  /** Opens the current configuration in the device's AR viewer (lib/client/ar_launch.ts). */
+  viewInAr(): Promise<ArLaunch>;
 }
 
 /** Props of the configurator (JSON-only when used as an island). */
@@ -63,6 +79,16 @@ export interface ConfiguratorProps {
   hosted?: { allowedOrigins: string[] };
   /** Hide the title bar (a partner page has its own heading). */
   compact?: boolean;
+  /** Where share links point (default: this page's URL; the hosted page: its parent's). */
+  shareBaseUrl?: string;
+  /** Restore values from this page's `cad` share link on load (default true). */
+  restoreShareLink?: boolean;
+  /**
+   * Android's Scene Viewer: an https URL of the GLB of `values` that needs no token
+   * (docs/embedding.md, View in AR). Without it the kernel's AR ticket is used (one unit of
+   * budget; the key must allow GLB for session tokens, else the button reports the refusal).
+   */
+  arModelUrl?: (values: Record<string, unknown>) => Promise<string>;
   /** Server rendering: the project's title and schema, so the first paint shows the form. */
   title?: string;
   schema?: ParameterSchema;
@@ -178,7 +204,7 @@ function Frame(
 }
 
 function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
-  const { session, hubBaseUrl } = useConfigurator();
+  const { session, hubBaseUrl, renderer } = useConfigurator();
   const { tokenStatus, refreshing } = useSession();
   const { status, result, error, budgetRemaining, render, project, projectError } = useRender();
   const [values, setValues] = useState<Record<string, unknown>>({ ...props.initialValues });
@@ -187,6 +213,12 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   const emit = props.onEvent;
   const bridgeRef = useRef<EmbedBridge | null>(null);
   const rootRef = useRef<HTMLElement>(null);
+  const [shareNotes, setShareNotes] = useState<ShareNote[]>([]);
+  const [arMode, setArMode] = useState<ArMode | null>(null);
+  const [arState, setArState] = useState<"idle" | "busy" | ArError["code"]>("idle");
+  const arModelUrl = props.arModelUrl;
+  // Scene Viewer fetches a GLB URL: the partner's, else a kernel AR ticket for the scene shown.
+  const shownArMode = arMode;
 
   const apply = (next: Record<string, unknown>, announce: boolean) => {
     valuesRef.current = next;
@@ -211,16 +243,52 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     refreshSessionToken: () => session.refreshSessionToken(),
     setSessionToken: (t) => session.setSessionToken(t),
     view: () => viewRef.current,
+    getShareUrl(baseUrl) {
+      if (!project) throw new Error("the project is not loaded yet");
+      return createShareUrl(
+        project,
+        valuesRef.current,
+        baseUrl ?? props.shareBaseUrl ?? shareBase(props.parentOrigin),
+      );
+    },
+    async snapshot(options) {
+      return await renderSnapshot(await settledResult(renderer.state), options);
+    },
+    async viewInAr() {
+      setArState("busy");
+      try {
+        const launch = await viewInAr({
+          mode: shownArMode,
+          scene: () => settledResult(renderer.state),
+          glbUrl: arModelUrl
+            ? () => arModelUrl({ ...valuesRef.current })
+            : async () => (await renderer.arTicket()).url,
+          title: project?.title,
+          container: rootRef.current ?? undefined,
+        });
+        setArState("idle");
+        return launch;
+      } catch (err) {
+        setArState(err instanceof ArError ? err.code : "ar_unavailable");
+        throw err;
+      }
+    },
   };
   const controllerRef = useRef(controller);
   controllerRef.current = controller;
 
-  // First render once the project is here; the values start from the schema's defaults.
-  useEffect(() => {
+  // First render once the project is here; the values start from the schema's defaults. A layout
+  // effect: the request goes out as the project is committed, not a frame later.
+  useLayoutEffect(() => {
     if (!project?.schema) return;
     const start: Record<string, unknown> = {};
     for (const p of project.schema.parameters) start[p.name] = p.default;
-    const merged = { ...start, ...valuesRef.current };
+    // A share link in this page's URL wins over the page's initial values (it is the shopper's).
+    const restored = props.restoreShareLink === false
+      ? null
+      : restoreFromUrl(globalThis.location.href, project);
+    const merged = { ...start, ...valuesRef.current, ...restored?.values };
+    if (restored) setShareNotes(restored.notes);
     apply(merged, false);
     props.controller?.({
       setParameters: (v) => controllerRef.current.setParameters(v),
@@ -229,12 +297,42 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
       refreshSessionToken: () => controllerRef.current.refreshSessionToken(),
       setSessionToken: (t) => controllerRef.current.setSessionToken(t),
       view: () => viewRef.current,
+      getShareUrl: (base) => controllerRef.current.getShareUrl(base),
+      snapshot: (options) => controllerRef.current.snapshot(options),
+      viewInAr: () => controllerRef.current.viewInAr(),
     });
     emit?.({ type: "ready", project: project.slug, version: project.version, values: merged });
     if (props.parentOrigin) {
       const bridge = new EmbedBridge(globalThis as unknown as Window, props.parentOrigin, (msg) => {
         if (msg.type === "cad:setParameters") controllerRef.current.setParameters(msg.values);
-        else {
+        else if (msg.type === "cad:getShareUrl") {
+          try {
+            const url = controllerRef.current.getShareUrl(msg.baseUrl);
+            const value = new URL(url).searchParams.get("cad") ?? "";
+            bridge.send({ type: "cad:shareUrl", requestId: msg.requestId, url, value });
+          } catch (err) {
+            bridge.send({ type: "cad:shareUrl", requestId: msg.requestId, error: String(err) });
+          }
+        } else if (msg.type === "cad:snapshot") {
+          const { type: _t, requestId, ...options } = msg;
+          controllerRef.current.snapshot(options).then(
+            (png) =>
+              bridge.send({
+                type: "cad:snapshot",
+                requestId,
+                png,
+                width: options.width ?? SNAPSHOT_DEFAULTS.width,
+                height: options.height ?? SNAPSHOT_DEFAULTS.height,
+              }),
+            (err) =>
+              bridge.send({
+                type: "cad:snapshot",
+                requestId,
+                error: err instanceof Error ? err.message : String(err),
+                code: err instanceof SnapshotError ? err.code : undefined,
+              }),
+          );
+        } else {
           controllerRef.current.getConfiguration().then(
             (c) => bridge.send({ type: "cad:configuration", requestId: msg.requestId, ...c }),
             (err) =>
@@ -257,7 +355,9 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     }
   }, [project]);
 
-  useEffect(() => {
+  // As the viewer takes the scene (its layout effect runs first), so `cad-rendered` comes before
+  // the frame that draws it, not after the next paint.
+  useLayoutEffect(() => {
     if (!result) return;
     emit?.({ type: "rendered", result });
     bridgeRef.current?.send({
@@ -273,6 +373,14 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   useEffect(() => {
     emit?.({ type: "status", tokenStatus });
   }, [tokenStatus]);
+
+  useEffect(() => {
+    let live = true;
+    detectArSupport().then((s) => live && setArMode(s.mode));
+    return () => {
+      live = false;
+    };
+  }, []);
 
   // The partner's theme is read where it resolves (after layout); checked again per scene.
   useEffect(() => {
@@ -315,8 +423,32 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
             title={title}
             onView={(v) => (viewRef.current = v)}
           />
+          {shownArMode && result && !shown && (
+            <div class="cad-viewer__tools cad-ar" data-ar-mode={shownArMode}>
+              <button
+                type="button"
+                class="cad-ar__button"
+                aria-busy={arState === "busy" ? "true" : undefined}
+                data-ar-state={arState}
+                onClick={() =>
+                  controllerRef.current.viewInAr().catch(() => {})}
+              >
+                {arState === "busy"
+                  ? "Preparing AR…"
+                  : arState === "idle"
+                  ? "View in AR"
+                  : "AR not available"}
+              </button>
+            </div>
+          )}
         </div>
         <div class="cad-panel">
+          {shareNotes.length > 0 && (
+            <ShareNotes
+              notes={shareNotes}
+              onDismiss={() => setShareNotes([])}
+            />
+          )}
           {project?.schema
             ? (
               <ParameterForm
@@ -348,6 +480,44 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
       </footer>
     </Root>
   );
+}
+
+/** What did not come back from a share link, shown once above the form (never in the console). */
+function ShareNotes({ notes, onDismiss }: { notes: ShareNote[]; onDismiss: () => void }) {
+  return (
+    <div
+      class="cad-share-note"
+      role="status"
+      data-share-notes={notes.map((n) => n.reason).join(" ")}
+    >
+      <div class="cad-share-note__text">
+        <strong>
+          {notes.every((n) => n.reason === "other_version")
+            ? "Restored from a shared link."
+            : "Not everything in this link could be restored."}
+        </strong>
+        <ul>
+          {notes.map((n, i) => <li key={i}>{n.message}</li>)}
+        </ul>
+      </div>
+      <button type="button" aria-label="Dismiss" onClick={onDismiss}>×</button>
+    </div>
+  );
+}
+
+/**
+ * The default base of share links: this page, or inside the hosted iframe the parent's page (its
+ * full URL when the referrer carries it, else its origin).
+ */
+function shareBase(parentOrigin: string | null): string {
+  if (!parentOrigin) return globalThis.location.href;
+  try {
+    const referrer = new URL(document.referrer);
+    if (referrer.origin === parentOrigin) return referrer.href;
+  } catch {
+    // no referrer: the origin alone
+  }
+  return `${parentOrigin}/`;
 }
 
 /** Whether the error means the session cannot be used here at all. */

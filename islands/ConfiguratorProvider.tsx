@@ -21,6 +21,8 @@ import {
   type TokenExpiredDetail,
 } from "../lib/client/mod.ts";
 import { PythonRuntime } from "../lib/client/python_runtime.ts";
+import { createShareUrl } from "../lib/client/share_link.ts";
+import { renderSnapshot, settledResult, type SnapshotOptions } from "../lib/client/snapshot.ts";
 
 /** Props of `ConfiguratorProvider` (spec 4.3, plus the server flow's expiry callback). */
 export interface ConfiguratorProviderProps {
@@ -182,4 +184,29 @@ export function useRender(): UseRender {
     project: project.value,
     projectError: projectError.value,
   };
+}
+
+/**
+ * The share link of `values` on `baseUrl` (default: this page); null until the project loaded.
+ * For layouts built from the hooks (the whole `Configurator` has `getShareUrl` on its controller).
+ */
+export function useShareUrl(values: Record<string, unknown>, baseUrl?: string): string | null {
+  const { project } = useConfigurator();
+  const loaded = project.value;
+  return useMemo(
+    () =>
+      loaded && typeof document !== "undefined"
+        ? createShareUrl(loaded, values, baseUrl ?? globalThis.location.href)
+        : null,
+    [loaded, values, baseUrl],
+  );
+}
+
+/** A function that makes a PNG of the provider's current scene (lib/client/snapshot.ts). */
+export function useSnapshot(): (options?: SnapshotOptions) => Promise<Blob> {
+  const { renderer } = useConfigurator();
+  const [snapshot] = useState(() => async (options?: SnapshotOptions) =>
+    await renderSnapshot(await settledResult(renderer.state), options)
+  );
+  return snapshot;
 }

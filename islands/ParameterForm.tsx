@@ -1,9 +1,10 @@
 /**
  * The parameter form island, generated from `parameters.schema.json` (validated into a
  * `ParameterSchema`): Int/Float as slider + number input (step, unit), Bool as a toggle, Enum as
- * a select, Color as swatches plus a picker; labels, descriptions, groups in schema order, and a
- * validation message under a field whose typed value the schema refuses (the same check the
- * kernel runs, so the form never sends what the server would reject). When the design limited a
+ * a select, Color as swatches plus a picker, String as a text box (its maxlength, its characters
+ * checked as typed, sent on Enter or on leaving the field); labels, descriptions, groups in schema
+ * order, and a validation message under a field whose typed value the schema refuses (the same
+ * check the kernel runs, so the form never sends what the server would reject). When the design limited a
  * value (the render's `effective`), the field shows the value the model uses and why, and one
  * polite live region announces it. Each control is described (aria-describedby) by its help text
  * and, while the value is refused, by its error message; the switch has one label.
@@ -167,6 +168,33 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
             <option key={choice} value={choice}>{param.enumLabels?.[i] ?? choice}</option>
           ))}
         </select>
+      );
+      break;
+    case "String":
+      // A render per committed value (change: Enter or leaving the field), checked per keystroke.
+      control = (
+        <input
+          id={id}
+          type="text"
+          class="cad-text"
+          maxLength={param.maxLength}
+          autocomplete="off"
+          spellcheck={false}
+          value={draft ?? String(value)}
+          aria-invalid={message !== null}
+          aria-describedby={describedBy}
+          disabled={disabled}
+          onInput={(e) => {
+            const typed = (e.currentTarget as HTMLInputElement).value;
+            const verdict = checkParameterValue(param, typed);
+            setDraft(typed);
+            setMessage(verdict.ok ? null : verdict.message);
+          }}
+          onChange={(e) => {
+            const typed = (e.currentTarget as HTMLInputElement).value;
+            commit(typed, typed);
+          }}
+        />
       );
       break;
     case "Color":

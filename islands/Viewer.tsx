@@ -11,7 +11,7 @@
  * once renders settle, "Model updated: 52 × 52 × 14 mm, 1 part" (`render_announcer.ts`);
  * `aria-busy` is set while rendering; errors are role=alert.
  */
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { RenderError, RenderResult } from "../lib/client/mod.ts";
 import { SceneView } from "../lib/client/scene_view.ts";
 import { errorTitle } from "../lib/client/error_titles.ts";
@@ -52,6 +52,7 @@ export default function Viewer(
     });
     view.current = v;
     onView?.(v);
+    if (shown.current) v.show(shown.current);
     announcer.current = new RenderAnnouncer(setAnnouncement);
     return () => {
       v.dispose();
@@ -59,7 +60,11 @@ export default function Viewer(
       view.current = null;
     };
   }, []);
-  useEffect(() => {
+  // A new scene goes to the view as soon as it is committed, not after the next paint: it is then
+  // drawn in the coming frame (one frame sooner).
+  const shown = useRef<RenderResult | null>(null);
+  useLayoutEffect(() => {
+    shown.current = result ?? null;
     if (result && view.current) view.current.show(result);
   }, [result]);
   useEffect(() => {

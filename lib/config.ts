@@ -23,8 +23,13 @@ export interface Config {
   role: Role;
   /** Deno KV location: a file path, `:memory:`, or a KV Connect URL. */
   kvPath: string;
-  /** Redis URL; `undefined` selects the in-process equivalents (single instance only). */
+  /**
+   * Redis URL of one server; `undefined` (and no `redisCluster`) selects the in-process
+   * equivalents (single instance only).
+   */
   redisUrl?: string;
+  /** A Redis Cluster instead of one server (`REDIS_CLUSTER_NODES` or a `redis+cluster://` URL). */
+  redisCluster?: RedisClusterConfig;
   /** Prefix of every Redis key this process writes. */
   redisPrefix: string;
   /** Deadline of one Redis command, in milliseconds (lib/redis/deadline.ts). */
@@ -51,6 +56,13 @@ export interface Config {
   renderQueueWaitMs: number;
 }
 
+/** Where a Redis Cluster is: seed nodes (any masters or replicas; the rest is discovered). */
+export interface RedisClusterConfig {
+  nodes: Array<{ host: string; port: number }>;
+  username?: string;
+  password?: string;
+}
+
 /** A configuration value that cannot be used; the message names the variable. */
 export class ConfigError extends Error {
   /** Stable code for callers that switch on it. */
@@ -69,6 +81,7 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error, not "${logLevel}"`);
   }
+  const redis = parseRedis(env.REDIS_URL?.trim() || undefined, env.REDIS_CLUSTER_NODES?.trim());
   return {
     port,
     host,
@@ -77,7 +90,7 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
     kernelUrl,
     role,
     kvPath: env.KV_PATH?.trim() || "./data/hub.kv",
-    redisUrl: env.REDIS_URL?.trim() || undefined,
+    ...redis,
     redisPrefix: env.REDIS_PREFIX ?? "cadcfg:",
     redisTimeoutMs: parseInteger("REDIS_TIMEOUT_MS", env.REDIS_TIMEOUT_MS ?? "500", 1, 60_000),
     seedDemo: (env.SEED_DEMO ?? "true") !== "false",
@@ -116,6 +129,54 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
       600_000,
     ),
   };
+}
+
+const CLUSTER_SCHEME = "redis+cluster://";
+
+/**
+ * `REDIS_URL` (one server, or `redis+cluster://[user:password@]host:port,host:port` for a
+ * cluster) and `REDIS_CLUSTER_NODES` (`host:port,host:port`): at most one of them.
+ */
+function parseRedis(
+  url: string | undefined,
+  clusterNodes: string | undefined,
+): Pick<Config, "redisUrl" | "redisCluster"> {
+  if (clusterNodes) {
+    if (url) {
+      throw new ConfigError("REDIS_URL and REDIS_CLUSTER_NODES are both set: set one of them");
+    }
+    return { redisCluster: { nodes: parseNodes("REDIS_CLUSTER_NODES", clusterNodes) } };
+  }
+  if (url?.toLowerCase().startsWith("rediss+cluster://")) {
+    throw new ConfigError("REDIS_URL: TLS to a Redis Cluster (rediss+cluster://) is not supported");
+  }
+  if (!url?.toLowerCase().startsWith(CLUSTER_SCHEME)) return { redisUrl: url };
+  const rest = url.slice(CLUSTER_SCHEME.length).replace(/\/+$/, "");
+  const at = rest.lastIndexOf("@");
+  const cluster: RedisClusterConfig = { nodes: parseNodes("REDIS_URL", rest.slice(at + 1)) };
+  if (at >= 0) {
+    const [user, ...password] = rest.slice(0, at).split(":");
+    try {
+      if (user) cluster.username = decodeURIComponent(user);
+      if (password.length) cluster.password = decodeURIComponent(password.join(":"));
+    } catch {
+      throw new ConfigError("REDIS_URL has a malformed percent-encoding in its credentials");
+    }
+  }
+  return { redisCluster: cluster };
+}
+
+function parseNodes(name: string, value: string): RedisClusterConfig["nodes"] {
+  const nodes = value.split(",").map((s) => s.trim()).filter(Boolean).map((node) => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[^:/\s\[\]@]+):(\d{1,5})$/.exec(node);
+    const port = Number(m?.[2]);
+    if (!m || port < 1 || port > 65535) {
+      throw new ConfigError(`${name} must list cluster nodes as host:port, not "${node}"`);
+    }
+    return { host: m[1].replace(/^\[(.*)\]$/, "$1"), port };
+  });
+  if (nodes.length === 0) throw new ConfigError(`${name} names no cluster node`);
+  return nodes;
 }
 
 function parsePort(value: string): number {

@@ -3,6 +3,7 @@ import type { SdkKeyFormValues } from "@/lib/hub/sdk_key_form.ts";
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS } from "@/lib/hub/rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
 import { RENDER_QUOTA_MAX } from "@/lib/render/render_quota.ts";
+import { EXPORT_FORMAT_INFO, EXPORT_FORMATS } from "@/lib/dag/export_format.ts";
 import { CsrfField, ErrorBox, fieldError } from "./Shell.tsx";
 
 /** Props of the key form. */
@@ -159,6 +160,36 @@ export function KeyForm(p: KeyFormProps) {
           </label>
         </div>
       </div>
+      <fieldset class="field">
+        <legend>Export formats</legend>
+        <span class="hint">
+          Which files of a configuration each side may download (docs/exports.md). Shoppers use a
+          session token in their browser: GLB is what “View in AR” needs; STL and 3MF there let
+          anyone holding a token take the production file. Your backend uses the key's secret for
+          the order hand-off. Each download costs one render of the token's budget.
+        </span>
+        <input type="hidden" name="exportFormats" value="1" />
+        {([["exportBrowser", "browser", "Shoppers (session token)"], [
+          "exportServer",
+          "server",
+          "Your backend (secret key)",
+        ]] as const).map(([name, flow, label]) => (
+          <div class="checks" role="group" aria-label={label}>
+            <span>{label}:</span>
+            {EXPORT_FORMATS.map((format) => (
+              <label>
+                <input
+                  type="checkbox"
+                  name={name}
+                  value={format}
+                  checked={(p.values.exportFormats?.[flow] ?? []).includes(format)}
+                />
+                {EXPORT_FORMAT_INFO[format].label}
+              </label>
+            ))}
+          </div>
+        ))}
+      </fieldset>
       <div class="actions">
         <button type="submit">{p.submit}</button>
         <a href="/settings/keys">Cancel</a>
@@ -168,7 +199,9 @@ export function KeyForm(p: KeyFormProps) {
 }
 
 /** Reads the key form's fields from a submitted form. */
-export function keyFormValues(form: { text(n: string): string; all(n: string): string[] }) {
+export function keyFormValues(
+  form: { text(n: string): string; all(n: string): string[] },
+): SdkKeyFormValues {
   return {
     label: form.text("label"),
     origins: form.text("origins"),
@@ -182,6 +215,9 @@ export function keyFormValues(form: { text(n: string): string; all(n: string): s
     ipSeconds: form.text("ipSeconds"),
     quotaDay: form.text("quotaDay"),
     quotaMonth: form.text("quotaMonth"),
+    exportFormats: form.text("exportFormats") === ""
+      ? undefined
+      : { browser: form.all("exportBrowser"), server: form.all("exportServer") },
   };
 }
 

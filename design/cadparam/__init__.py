@@ -19,7 +19,7 @@ from .graph import (
     sub,
 )
 from .loader import load_design, load_source
-from .params import Bool, Color, Enum, Float, Int, Parameter
+from .params import Bool, Color, Enum, Float, Int, Parameter, String
 from .project import Params, Project, dumps, project
 
 __version__ = "1.0.0"
@@ -29,5 +29,6 @@ __all__ = [
     "add", "ceil", "clamp", "compare", "div", "floor", "max", "min", "mul", "round_to", "select",
     "sub",
     "load_design", "load_source", "Bool", "Color", "Enum", "Float", "Int", "Parameter", "Params",
+    "String",
     "Project", "dumps", "project",
 ]

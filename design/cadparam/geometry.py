@@ -219,6 +219,42 @@ def fillet2d(profile: Shape, radius: Any, segments: Any = None) -> Shape:
     return _node("fillet2d", members, PROFILE)
 
 
+declare(
+    "text",
+    PROFILE,
+    text=member("str"),
+    size=num(POSITIVE),
+    halign=member("choice", required=False, choices=["left", "center", "right"]),
+    valign=member("choice", required=False, choices=["baseline", "bottom", "center", "top"]),
+    spacing=num(required=False),
+    tolerance=num({"ge": 0.001, "le": 1}, required=False),
+    kerning=flag(),
+)
+
+# Most characters of one text (the kernel's maxTextCharacters, docs/dag.md "Limits").
+MAX_TEXT_CHARACTERS = 64
+
+
+def text(
+    string: Any, size: Any, halign: str | None = None, valign: str | None = None,
+    spacing: Any = None, tolerance: Any = None, kerning: Any = None,
+) -> Shape:
+    """The outlines of `string` in the kernel's font (Roboto Bold) as a profile; `size` is the
+    cap height in mm. `halign` (left, center, right) and `valign` (baseline, bottom, center, top)
+    put the origin; `spacing` adds mm between letters; `tolerance` (mm, default 0.01) bounds how
+    far flattened curves stray. Extrude it, then subtract (engrave) or add (emboss)."""
+    members: dict[str, Any] = {"text": arg(string, STRING, "text string")}
+    if isinstance(string, str) and len(string) > MAX_TEXT_CHARACTERS:
+        fail(f"text string: at most {MAX_TEXT_CHARACTERS} characters, got {len(string)}")
+    members["size"] = num_arg(size, "text size")
+    _optional(members, "halign", halign, lambda value: value)
+    _optional(members, "valign", valign, lambda value: value)
+    _optional(members, "spacing", spacing, _num("text spacing"))
+    _optional(members, "tolerance", tolerance, _num("text tolerance"))
+    _optional(members, "kerning", kerning, _flag("text kerning"))
+    return _node("text", members, PROFILE)
+
+
 # --- 3D solids --------------------------------------------------------------------------------
 
 
@@ -473,7 +509,8 @@ def assembly(*parts: Any) -> Shape:
 
 
 __all__ = [
-    "Shape", "rectangle", "rounded_rectangle", "circle", "polygon", "offset", "fillet2d", "box",
+    "Shape", "rectangle", "rounded_rectangle", "circle", "polygon", "offset", "fillet2d", "text",
+    "box",
     "cylinder", "sphere", "extrude", "revolve", "union", "intersection", "difference", "hull",
     "translate", "rotate", "scale", "mirror", "linear_repeat", "grid_repeat", "polar_repeat",
     "part", "assembly",

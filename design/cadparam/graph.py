@@ -275,7 +275,7 @@ class Flag(Symbolic):
 
 
 class Text(Symbolic):
-    """A symbolic string (an Enum or Color parameter, or a `select` of strings)."""
+    """A symbolic string (an Enum, Color or String parameter, or a `select` of strings)."""
 
     __slots__ = ()
     type = STRING

@@ -1,4 +1,5 @@
-"""Parameter descriptors (Int, Float, Bool, Enum, Color) and the parameters.schema.json they emit.
+"""Parameter descriptors (Int, Float, Bool, Enum, Color, String) and the parameters.schema.json
+they emit.
 
 The emitted document is exactly the dialect lib/dag/parameter_schema.ts validates
 (docs/dag.md, "Parameter schema"); descriptors check the same rules when they are declared, so a
@@ -255,6 +256,115 @@ class Color(Parameter):
         out: list[tuple[str, Any]] = [("pattern", COLOR_PATTERN_SOURCE)]
         if self.swatches is not None:
             out.append(("swatches", self.swatches))
+        return out
+
+
+MAX_STRING_LENGTH = 200
+_ESCAPABLE = set("\\][-^/")
+
+
+def parse_string_pattern(pattern: str) -> list[tuple[int, int]]:
+    """The code point ranges of a String pattern `^[…]*$` (lib/dag/string_pattern.ts's rules:
+    literals, ranges a-z, escapes \\ \] \[ \- \^ \/; no [^…]); ValueError otherwise."""
+    if not (pattern.startswith("^[") and pattern.endswith("]*$") and len(pattern) >= 6):
+        raise ValueError("a String pattern is one character class: ^[…]*$")
+    chars = list(pattern[2:-3])
+    if chars[0] == "^":
+        raise ValueError("a String pattern lists allowed characters (no [^…])")
+    items: list[tuple[int, bool]] = []
+    k = 0
+    while k < len(chars):
+        c = chars[k]
+        if c == "\\":
+            k += 1
+            if k >= len(chars) or chars[k] not in _ESCAPABLE:
+                raise ValueError("in a String pattern, \\ escapes only \\ ] [ - ^ /")
+            items.append((ord(chars[k]), True))
+        elif c in "[]":
+            raise ValueError(f"in a String pattern, {c} is written \\{c}")
+        else:
+            items.append((ord(c), False))
+        k += 1
+    ranges: list[tuple[int, int]] = []
+    k = 0
+    while k < len(items):
+        cp = items[k][0]
+        dash = k + 1 < len(items) - 1 and items[k + 1] == (ord("-"), False)
+        if not dash:
+            ranges.append((cp, cp))
+            k += 1
+            continue
+        high = items[k + 2][0]
+        if high < cp:
+            raise ValueError("a range in a String pattern runs from low to high")
+        ranges.append((cp, high))
+        k += 3
+    return ranges
+
+
+class String(Parameter):
+    """Free text of at most `max_length` characters, optionally only those of `pattern` (one
+    character class, `^[…]*$`): `String("name", "Ada", max_length=16,
+    pattern="^[A-Za-z0-9 .'&\\-]*$")`. Feed it to `text()` to engrave or emboss it."""
+
+    kind = "String"
+    json_type = "string"
+
+    def __init__(
+        self,
+        name: str,
+        default: Any,
+        max_length: Any = None,
+        min_length: Any = None,
+        pattern: str | None = None,
+        **display: Any,
+    ) -> None:
+        super().__init__(name, default, **display)
+        self.max_length = self._count("max_length", max_length, 1, MAX_STRING_LENGTH)
+        self.min_length = None if min_length is None else self._count(
+            "min_length", min_length, 0, self.max_length
+        )
+        self.pattern = pattern
+        self.ranges: list[tuple[int, int]] | None = None
+        if pattern is not None:
+            if not isinstance(pattern, str) or not 1 <= len(pattern) <= 1000:
+                raise ParameterError(f"{name}: pattern is a string of 1–1000 characters")
+            try:
+                self.ranges = parse_string_pattern(pattern)
+            except ValueError as err:
+                raise ParameterError(f"{name}: {err}") from None
+        self._check_default()
+
+    def _count(self, what: str, value: Any, low: int, high: int) -> int:
+        if value is None:
+            raise ParameterError(f"{self.name}: a String needs {what}")
+        if not _is_number(value) or value != int(value) or not low <= value <= high:
+            raise ParameterError(f"{self.name}: {what} is an integer from {low} to {high}")
+        return int(value)
+
+    def check(self, value: Any) -> Any:
+        name = self.name
+        if not isinstance(value, str):
+            raise ParameterError(f"{name} is String, got {type(value).__name__}")
+        # Characters are code points (as JSON Schema counts them); the DAG's limit is UTF-16.
+        if len(value) > self.max_length or len(value.encode("utf-16-le")) // 2 > MAX_STRING_LENGTH:
+            raise ParameterError(f"{name} is at most {self.max_length} characters, got {value!r}")
+        if len(value) < (self.min_length or 0):
+            raise ParameterError(f"{name} is at least {self.min_length} characters, got {value!r}")
+        if self.ranges is not None:
+            for char in value:
+                if not any(low <= ord(char) <= high for low, high in self.ranges):
+                    raise ParameterError(
+                        f"{name} may not contain {char!r} (allowed: {self.pattern}), got {value!r}"
+                    )
+        return value
+
+    def _extra(self) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = [("maxLength", self.max_length)]
+        if self.min_length is not None:
+            out.append(("minLength", self.min_length))
+        if self.pattern is not None:
+            out.append(("pattern", self.pattern))
         return out
 
 

@@ -71,7 +71,9 @@ class Project:
         names = [p.name for p in parameters]
         for param in parameters:
             if not isinstance(param, Parameter):
-                raise ParameterError(f"parameters are Int, Float, Bool, Enum or Color: {param!r}")
+                raise ParameterError(
+                    f"parameters are Int, Float, Bool, Enum, Color or String: {param!r}"
+                )
         if len(set(names)) != len(names):
             raise ParameterError("a parameter name repeats")
         if len(names) > 256:

@@ -2,8 +2,8 @@
 
 import unittest
 
-from cadparam import Bool, Color, Enum, Float, Int, ParameterError
-from cadparam.params import is_on_step, resolve_values, schema_document
+from cadparam import Bool, Color, Enum, Float, Int, ParameterError, String
+from cadparam.params import is_on_step, parse_string_pattern, resolve_values, schema_document
 
 
 class DescriptorTest(unittest.TestCase):
@@ -36,6 +36,36 @@ class DescriptorTest(unittest.TestCase):
         self.assertEqual(Bool("b", True).schema(), {"kind": "Bool", "type": "boolean",
                                                      "default": True})
 
+    def test_string_members_and_checks(self):
+        s = String("name", "Ada", max_length=12, min_length=1,
+                   pattern="^[A-Za-z0-9 .'&\\-]*$", label="Name")
+        self.assertEqual(
+            list(s.schema().items()),
+            [("kind", "String"), ("type", "string"), ("label", "Name"), ("maxLength", 12),
+             ("minLength", 1), ("pattern", "^[A-Za-z0-9 .'&\\-]*$"), ("default", "Ada")],
+        )
+        self.assertEqual(s.check("Jo-Ann O'Neil"[:12]), "Jo-Ann O'Nei")
+        with self.assertRaisesRegex(ParameterError, "at most 12 characters"):
+            s.check("A" * 13)
+        with self.assertRaisesRegex(ParameterError, "at least 1"):
+            s.check("")
+        with self.assertRaisesRegex(ParameterError, "may not contain 'ë'"):
+            s.check("Zoë")
+        with self.assertRaisesRegex(ParameterError, "is String"):
+            s.check(3)
+        # Characters are code points, as in JSON Schema: one emoji is one character.
+        self.assertEqual(String("t", "", max_length=1).check("😀"), "😀")
+        self.assertEqual(String("t", "x", max_length=200).schema(),
+                         {"kind": "String", "type": "string", "maxLength": 200, "default": "x"})
+
+    def test_string_patterns_are_one_character_class(self):
+        self.assertEqual(parse_string_pattern("^[a-c\\-x]*$"), [(97, 99), (45, 45), (120, 120)])
+        self.assertEqual(parse_string_pattern("^[-a]*$"), [(45, 45), (97, 97)])
+        self.assertEqual(parse_string_pattern("^[a-]*$"), [(97, 97), (45, 45)])
+        for bad in ["[a-z]", "^[a-z]+$", "^[^a]*$", "^[z-a]*$", "^[a\\d]*$", "^[a[]*$", "^[]*$"]:
+            with self.subTest(pattern=bad), self.assertRaises(ValueError):
+                parse_string_pattern(bad)
+
     def test_bad_declarations_are_refused(self):
         cases = [
             lambda: Int("n", 2.5, min=1, max=5),
@@ -55,6 +85,13 @@ class DescriptorTest(unittest.TestCase):
             lambda: Int("bad name", 1, min=0, max=2),
             lambda: Int("__proto__", 1, min=0, max=2),
             lambda: Int("n", 1, min=0, max=2, label=""),
+            lambda: String("s", "x"),
+            lambda: String("s", "x", max_length=0),
+            lambda: String("s", "x", max_length=201),
+            lambda: String("s", "x", max_length=4, min_length=5),
+            lambda: String("s", "toolong", max_length=4),
+            lambda: String("s", "x!", max_length=4, pattern="^[a-z]*$"),
+            lambda: String("s", "x", max_length=4, pattern="^[a-z]+$"),
         ]
         for i, make in enumerate(cases):
             with self.subTest(case=i), self.assertRaises(ParameterError):

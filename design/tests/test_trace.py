@@ -84,6 +84,7 @@ class TraceTest(unittest.TestCase):
                 cp.polygon([[0, 0], [4, 0], [0, 4]]).extrude(1),
                 cp.circle(3).offset(-1, join="square").extrude(1),
                 cp.rectangle([6, 4]).fillet(1, segments=16).extrude(1),
+                cp.text("Ab", 5, halign="right", valign="bottom").extrude(1),
             )
             solid = cp.hull(cp.box([1, 1, 1], center=True), cp.sphere(1), cp.cylinder(2, 1,
                             radius_top=0, segments=8, center=True))

@@ -9,7 +9,7 @@ import { requestClientIp } from "../http/client_ip.ts";
 import type { SessionRecord } from "../auth/sessions.ts";
 import type { SignInThrottle } from "../auth/sign_in_throttle.ts";
 import type { HubDeps } from "../hub/hub_deps.ts";
-import type { UsageRecorder } from "../hub/usage.ts";
+import type { RenderUsageSink } from "../render/usage_sink.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { RedisClient } from "../redis/client.ts";
@@ -41,8 +41,8 @@ export interface AppDeps {
   clock: () => number;
   /** Failed sign-in throttle of the settings (present when the hub is served). */
   signInThrottle?: SignInThrottle;
-  /** Per-key usage counters (mints, renders); present when the hub is served. */
-  usage?: UsageRecorder;
+  /** Per-key render usage: KV counters on a hub, the Redis relay on a kernel node. */
+  usage?: RenderUsageSink;
 }
 
 /** The Hono environment of every route. */

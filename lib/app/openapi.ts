@@ -12,6 +12,8 @@ import { BrowserMintBody, MintResponse, ServerMintBody } from "../hub/mint_reque
 import { MAX_RENDER_BODY_BYTES, RenderBody } from "../render/render_request.ts";
 import { ConfigurationBody } from "../hub/configuration_request.ts";
 import { ConfiguratorMintBody } from "../hub/configurator_mint.ts";
+import { ProductionFileBody } from "../hub/production_file.ts";
+import { EXPORT_FORMAT_INFO, EXPORT_FORMATS } from "../dag/export_format.ts";
 import { RESPONSE_SCHEMAS } from "./openapi_schemas.ts";
 import { PYODIDE_FILES } from "../sdk/python_assets.ts";
 
@@ -80,6 +82,22 @@ const BODY_CODES = {
   invalid_body: "The body is not UTF-8 JSON (NaN is not JSON).",
   unsupported_media_type: "The body is not application/json.",
 } as const;
+
+/** The 200 of an export: the file in its format, as an attachment. */
+function exportFileResponse(): Record<string, unknown> {
+  return {
+    description: "The file, as an attachment named `<project>-v<version>-<hash12>.<ext>`.",
+    headers: {
+      "Content-Disposition": header('`attachment; filename="…"`.', true),
+    },
+    content: Object.fromEntries(
+      EXPORT_FORMATS.map((f) => [
+        EXPORT_FORMAT_INFO[f].contentType,
+        { schema: { type: "string", format: "binary" } },
+      ]),
+    ),
+  };
+}
 
 /** A CORS preflight operation. */
 const preflight = (summary: string) => ({
@@ -157,7 +175,8 @@ export function openApiDocument(
           description:
             "Steps in order, each with its own problem code: body size → token → revocation → " +
             "Origin = token origin → body shape → template instance and parameter values → " +
-            "budget (atomic, per jti) → L1 → L2 → evaluation. See docs/api.md, Render.",
+            "budget (atomic, per jti; once per Idempotency-Key) → L1 → L2 → evaluation. See " +
+            "docs/api.md, Render.",
           security: [{ sessionToken: [] }],
           parameters: [{
             name: "Origin",
@@ -165,6 +184,21 @@ export function openApiDocument(
             required: true,
             description: "Must equal the token's `origin` claim on every request.",
             schema: { type: "string" },
+          }, {
+            name: "Accept",
+            in: "header",
+            required: false,
+            description: "`application/vnd.cad-render` (weighed at least as high as JSON) asks " +
+              "for the binary form; anything else gets JSON.",
+            schema: { type: "string" },
+          }, {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description: "One random key per logical render (16–64 of `A-Z a-z 0-9 _ -`, bare or " +
+              "in double quotes), sent unchanged when the render is retried: a retry with the " +
+              "same key and DAG spends no second budget unit. See docs/api.md, Idempotent retries.",
+            schema: { type: "string", pattern: '^"?[A-Za-z0-9_-]{16,64}"?$' },
           }],
           requestBody: {
             required: true,
@@ -173,8 +207,18 @@ export function openApiDocument(
           },
           responses: {
             "200": {
-              description: "The scene, with the meshes the client does not hold.",
-              content: json("RenderResponse"),
+              description: "The scene, with the meshes the client does not hold; brotli or " +
+                "gzip when Accept-Encoding allows (Vary: Accept, Accept-Encoding).",
+              content: {
+                ...json("RenderResponse"),
+                "application/vnd.cad-render": {
+                  schema: { type: "string", format: "binary" },
+                  description: "The same members in the binary form: a 16-byte header, a JSON " +
+                    "head (scene, meshes naming byte ranges), the meshopt buffers aligned to 4 " +
+                    "bytes, then a JSON tail (omitted, kernel, …, budget). See docs/api.md, " +
+                    "render response.",
+                },
+              },
             },
             ...problems({
               ...BODY_CODES,
@@ -194,6 +238,9 @@ export function openApiDocument(
               render_failed: "A computed NaN, overflow, division by zero or empty geometry.",
               budget_exhausted: "The token's render budget is spent.",
               quota_exceeded: "The key's render quota for the UTC day or month is spent.",
+              invalid_idempotency_key: "The Idempotency-Key header is malformed.",
+              idempotency_key_reused:
+                "The Idempotency-Key already paid for a render of another DAG with this token.",
               internal_error: "A render worker crashed; it was replaced.",
               render_timeout: "The evaluation ran past its deadline and was stopped.",
               kernel_busy: "Not admitted to the evaluation pool (docs/api.md); retry later.",
@@ -202,7 +249,166 @@ export function openApiDocument(
             }),
           },
         },
+        options: preflight(
+          "CORS preflight (authorization, content-type and idempotency-key from any origin)",
+        ),
+      },
+      "/v1/kernels/{kernel}/export": {
+        servers: [{ url: config.kernelUrl, description: "kernel-api" }],
+        parameters: [pathParam("kernel", "The geometry kernel; `manifold` is the only one.")],
+        post: {
+          operationId: "exportConfiguration",
+          summary: "A finished DAG's file (GLB, STL or 3MF) from the exact geometry",
+          description: "A render's body, checks and cost (one budget unit), then the key's " +
+            "export formats for session tokens (default GLB only). See docs/exports.md.",
+          security: [{ sessionToken: [] }],
+          parameters: [{
+            name: "format",
+            in: "query",
+            required: true,
+            description: "The file format.",
+            schema: { enum: [...EXPORT_FORMATS] },
+          }, {
+            name: "Origin",
+            in: "header",
+            required: true,
+            description: "Must equal the token's `origin` claim.",
+            schema: { type: "string" },
+          }],
+          requestBody: {
+            required: true,
+            description: `At most ${MAX_RENDER_BODY_BYTES} bytes.`,
+            content: json("RenderBody"),
+          },
+          responses: {
+            "200": exportFileResponse(),
+            ...problems({
+              ...BODY_CODES,
+              invalid_token: "No token (reason `missing`) or a bad one (with its reason).",
+              token_expired: "The token's `exp` is past; mint a new one.",
+              token_revoked: "The token or the key that minted it was revoked.",
+              origin_mismatch: "The Origin header is missing or not the token's origin.",
+              unknown_kernel: "No such kernel.",
+              unknown_export_format: "`format` is missing or not glb, stl or 3mf.",
+              export_format_not_allowed:
+                "The token's key does not allow session tokens this format (no unit spent).",
+              validation_failed: "The body is not a render body.",
+              invalid_dag: "Not an instance of the template, or a limit of docs/dag.md.",
+              budget_exhausted: "The token's render budget is spent.",
+              quota_exceeded: "The key's render quota for the UTC day or month is spent.",
+              body_too_large: `The body is larger than ${MAX_RENDER_BODY_BYTES} bytes.`,
+              internal_error: "A render worker crashed; it was replaced (the unit is refunded).",
+              render_timeout: "The evaluation ran past its deadline (the unit is refunded).",
+              kernel_busy: "Not admitted to the evaluation pool; retry later.",
+              service_unavailable: "Redis does not answer, or the revocation replica is stale.",
+            }),
+          },
+        },
         options: preflight("CORS preflight (authorization and content-type from any origin)"),
+      },
+      "/v1/kernels/{kernel}/ar-ticket": {
+        servers: [{ url: config.kernelUrl, description: "kernel-api" }],
+        parameters: [pathParam("kernel", "The geometry kernel; `manifold` is the only one.")],
+        post: {
+          operationId: "arTicket",
+          summary: "A short-lived URL of a finished DAG's GLB that needs no token (Scene Viewer)",
+          description: "The GLB export's body, checks and cost (one budget unit; the key must " +
+            "allow GLB for session tokens), answered as a URL that any client fetches without " +
+            "a token or Origin for 5 minutes. See docs/security.md, AR tickets.",
+          security: [{ sessionToken: [] }],
+          parameters: [{
+            name: "Origin",
+            in: "header",
+            required: true,
+            description: "Must equal the token's `origin` claim.",
+            schema: { type: "string" },
+          }],
+          requestBody: {
+            required: true,
+            description: `At most ${MAX_RENDER_BODY_BYTES} bytes.`,
+            content: json("RenderBody"),
+          },
+          responses: {
+            "200": { description: "The ticket's URL and expiry.", content: json("ArTicket") },
+            ...problems({
+              ...BODY_CODES,
+              invalid_token: "No token (reason `missing`) or a bad one (with its reason).",
+              token_expired: "The token's `exp` is past; mint a new one.",
+              token_revoked: "The token or the key that minted it was revoked.",
+              origin_mismatch: "The Origin header is missing or not the token's origin.",
+              unknown_kernel: "No such kernel.",
+              export_format_not_allowed:
+                "The token's key does not allow session tokens GLB (no unit spent).",
+              validation_failed: "The body is not a render body.",
+              invalid_dag: "Not an instance of the template, or a limit of docs/dag.md.",
+              budget_exhausted: "The token's render budget is spent.",
+              quota_exceeded: "The key's render quota for the UTC day or month is spent.",
+              body_too_large: `The body is larger than ${MAX_RENDER_BODY_BYTES} bytes.`,
+              internal_error: "A render worker crashed; it was replaced (the unit is refunded).",
+              render_timeout: "The evaluation ran past its deadline (the unit is refunded).",
+              kernel_busy: "Not admitted to the evaluation pool; retry later.",
+              service_unavailable: "Redis does not answer (the ticket cannot be stored), or " +
+                "the revocation replica is stale.",
+            }),
+          },
+        },
+        options: preflight("CORS preflight (authorization and content-type from any origin)"),
+      },
+      "/v1/kernels/{kernel}/ar/{file}": {
+        servers: [{ url: config.kernelUrl, description: "kernel-api" }],
+        parameters: [
+          pathParam("kernel", "The geometry kernel; `manifold` is the only one."),
+          pathParam("file", "`<ticket>.glb`, from POST /v1/kernels/{kernel}/ar-ticket."),
+        ],
+        get: {
+          operationId: "arTicketModel",
+          summary: "The GLB an AR ticket names: no token, no Origin, readable from any origin",
+          description: "Fetch it as often as needed until the ticket expires; nothing is paid " +
+            "again. `Cache-Control: private, max-age=<seconds left>`. See docs/security.md.",
+          responses: {
+            "200": {
+              description: "The GLB.",
+              content: { "model/gltf-binary": { schema: { type: "string", format: "binary" } } },
+            },
+            ...problems({
+              ar_ticket_unknown: "No such ticket: expired, never issued, or not `<ticket>.glb`.",
+              unknown_kernel: "No such kernel.",
+            }),
+          },
+        },
+      },
+      "/api/v1/production-files": {
+        post: {
+          operationId: "productionFile",
+          summary: "The order hand-off: a signed configuration's production file, for its " +
+            "partner's backend",
+          description: "Checked in order: the key's format, the body, the configuration's " +
+            "signature and expiry, the key and secret, that the key is the configuration's " +
+            "partner's and allows its project, and the key's export formats for its secret. " +
+            "Counted on the key's render quota. See docs/exports.md, Order hand-off.",
+          security: [{ partnerSecretKey: [] }],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schema(ProductionFileBody) } },
+          },
+          responses: {
+            "200": exportFileResponse(),
+            ...problems({
+              ...BODY_CODES,
+              unauthenticated: "No `Authorization: Bearer sdk_<keyId>_<secret>`.",
+              invalid_key_format: "The partner key is malformed.",
+              invalid_credentials: "Unknown key, or the secret does not match it.",
+              key_revoked: "The key was revoked.",
+              validation_failed: "The body is not `{configuration, format}`.",
+              invalid_configuration:
+                "The configuration does not verify (`reason`: invalid_signature, expired, " +
+                "malformed).",
+              configuration_not_owned:
+                "The configuration is another partner's, or for a project the key does not allow.",
+              export_format_not_allowed: "The key does not allow its secret this format.",
+            }),
+          },
+        },
       },
       "/api/v1/projects/{slug}": {
         get: {
@@ -258,6 +464,80 @@ export function openApiDocument(
               project_ambiguous:
                 "No `key` or `partner`, and several partners have published this slug.",
             }),
+          },
+        },
+      },
+      "/api/v1/partners/{partnerId}/projects/{slug}/versions/{version}": {
+        get: {
+          operationId: "getProjectVersionForKernel",
+          summary: "A published version as a kernel node renders it (hub only; public)",
+          description: "The feed kernel nodes (`ROLE=kernel`, no Deno KV) load projects from " +
+            "(docs/api.md, Kernel feeds). A numbered version is immutable; `current` is cached " +
+            "5 s and revalidated with If-None-Match.",
+          parameters: [
+            pathParam("partnerId"),
+            pathParam("slug"),
+            pathParam("version", "`current` or a positive integer."),
+            IF_NONE_MATCH,
+          ],
+          responses: {
+            "200": {
+              description: "The version (public, `Access-Control-Allow-Origin: *`).",
+              headers: {
+                ETag: header("Strong: the stored hash of template and schema, and the version."),
+                "Cache-Control": header("Immutable for a number, `max-age=5` for `current`."),
+              },
+              content: json("KernelProjectVersion"),
+            },
+            "304": { description: "The ETag matches If-None-Match." },
+            ...problems({
+              unknown_project_version: "No such partner, project or version.",
+              validation_failed: "The version is neither `current` nor a positive integer.",
+            }),
+          },
+        },
+      },
+      "/api/v1/revocations": {
+        get: {
+          operationId: "getRevocationLog",
+          summary: "The revocation log after a position, a page at a time (hub only; public)",
+          description: "What a kernel node's revocation replica polls every second " +
+            "(docs/tokens.md, Revocation). A page below the head (`upTo` < `head.seq`) was full: " +
+            "ask again with `after=upTo`.",
+          parameters: [
+            {
+              name: "after",
+              in: "query",
+              required: false,
+              description: "The last position the reader holds (default 0).",
+              schema: { type: "integer", minimum: 0 },
+            },
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              description: "Most entries in the page (default and most 2000).",
+              schema: { type: "integer", minimum: 1, maximum: 2000 },
+            },
+          ],
+          responses: {
+            "200": {
+              description: "The head and a page (`no-store`).",
+              content: json("RevocationPage"),
+            },
+            ...problems({ validation_failed: "`after` or `limit` is not an integer in range." }),
+          },
+        },
+      },
+      "/api/v1/keys/{keyId}/render-quota": {
+        get: {
+          operationId: "getKeyRenderQuota",
+          summary: "A key's render quota settings (hub only; public)",
+          description: "Read by kernel nodes, which hold no Deno KV (docs/api.md, Kernel feeds).",
+          parameters: [pathParam("keyId", "A publishable keyId.")],
+          responses: {
+            "200": { description: "The settings (`no-store`).", content: json("KeyRenderQuota") },
+            ...problems({ not_found: "No key has this keyId." }),
           },
         },
       },
@@ -454,7 +734,7 @@ export function openApiDocument(
           ],
           responses: assetResponses(
             [...new Set(Object.values(PYODIDE_FILES).map((t) => t.split(";")[0]))],
-            "The file (gzip when accepted and it compresses).",
+            "The file (brotli or gzip when accepted and it compresses; an ETag per coding).",
           ),
         },
       },
@@ -465,7 +745,7 @@ export function openApiDocument(
           parameters: [pathParam("file", "`worker.js` or `cadparam.json`."), IF_NONE_MATCH],
           responses: assetResponses(
             ["text/javascript", "application/json"],
-            "The file (gzip when accepted).",
+            "The file (brotli or gzip when accepted; an ETag per coding).",
           ),
         },
       },
@@ -479,10 +759,16 @@ export function openApiDocument(
       "/readyz": {
         get: {
           operationId: "getReadiness",
-          summary: "Readiness (KV and Redis reachable)",
+          summary: "Readiness for a load balancer (docs/deploy.md, Kernel nodes)",
           responses: {
-            "200": { description: "Ready.", content: json("Readiness") },
-            "503": { description: "A dependency is down.", content: json("Readiness") },
+            "200": {
+              description: "Serving: `ok`, or `degraded` (a kernel node serving from its caches).",
+              content: json("Readiness"),
+            },
+            "503": {
+              description: "Cannot serve: KV or Redis down, or revocations past their bound.",
+              content: json("Readiness"),
+            },
           },
         },
       },

@@ -10,31 +10,32 @@ const HEX64 = { type: "string", pattern: "^[0-9a-f]{64}$" };
 const VEC3 = { type: "array", items: { type: "number" }, minItems: 3, maxItems: 3 };
 const BASE64 = { type: "string", pattern: "^[A-Za-z0-9+/]*={0,2}$" };
 
-/** A mesh as sent: quantized positions and delta-coded indices (lib/dag/scene.ts). */
+/** A mesh as sent in the JSON form: meshoptimizer-coded buffers (lib/dag/scene.ts). */
 const ENCODED_MESH = {
   type: "object",
-  required: ["positions", "min", "scale", "indices", "vertexCount", "triangleCount"],
+  required: ["vertexCount", "triangleCount", "min", "scale", "vertices", "indices"],
   additionalProperties: false,
   description: "Coordinate k of a vertex decodes as min[k] + q · scale[k], within half a step " +
     "(scale[k] / 2) of the kernel's value. See docs/api.md, render response.",
   properties: {
-    positions: {
-      ...BASE64,
-      description: "Uint16 q per coordinate (x, y, z per vertex), little-endian, base64.",
-    },
+    vertexCount: { type: "integer", minimum: 0 },
+    triangleCount: { type: "integer", minimum: 0 },
     min: { ...VEC3, description: "The mesh's bounding-box minimum per axis (q = 0)." },
     scale: {
       ...VEC3,
       items: { type: "number", minimum: 0 },
       description: "The quantization step per axis: (max − min) / 65535; 0 on a flat axis.",
     },
+    vertices: {
+      ...BASE64,
+      description: "meshoptimizer vertex codec (version 1) over 8 bytes per vertex: Uint16 " +
+        "q of x, y, z and a zero pad, little-endian; base64.",
+    },
     indices: {
       ...BASE64,
-      description: "Three vertex indices per triangle: LEB128 varints of the zigzag-mapped " +
-        "differences of consecutive indices (the first from 0), base64.",
+      description: "meshoptimizer index codec over the triangle list (three 32-bit indices per " +
+        "triangle); base64.",
     },
-    vertexCount: { type: "integer", minimum: 0 },
-    triangleCount: { type: "integer", minimum: 0 },
   },
 };
 
@@ -48,16 +49,22 @@ const SCENE = {
       type: "array",
       items: {
         type: "object",
-        required: ["name", "color", "mesh", "instances"],
+        required: ["name", "color", "mesh"],
+        oneOf: [{ required: ["translations"] }, { required: ["matrices"] }],
         additionalProperties: false,
         properties: {
           name: { type: "string" },
           color: { type: "string", pattern: "^#[0-9a-f]{6}$" },
           mesh: HEX64,
-          instances: {
+          translations: {
             type: "array",
-            description: "Column-major 4×4 transforms, one per drawn instance.",
-            items: { type: "array", items: { type: "number" }, minItems: 16, maxItems: 16 },
+            items: { type: "number" },
+            description: "x, y, z per drawn instance, when every instance only moves the part.",
+          },
+          matrices: {
+            type: "array",
+            items: { type: "number" },
+            description: "Column-major 4×4 transforms, 16 numbers per drawn instance.",
           },
         },
       },
@@ -237,6 +244,16 @@ const CONFIGURATION_CLAIMS = {
     version: { type: "integer", minimum: 1 },
     values: { type: "object", description: "Every parameter's value (defaults filled in)." },
     dagHash: HEX64,
+    production: {
+      type: "object",
+      description: "The order hand-off (docs/exports.md): POST `url` with the key's secret and " +
+        "`{configuration, format}` for the production file, until `exp`.",
+      required: ["url", "formats"],
+      properties: {
+        url: { type: "string", format: "uri" },
+        formats: { type: "array", items: { enum: ["glb", "stl", "3mf"] } },
+      },
+    },
     iat: { type: "integer" },
     exp: { type: "integer" },
   },
@@ -264,6 +281,19 @@ export const RESPONSE_SCHEMAS: Record<string, unknown> = {
     },
   },
   ConfigurationClaims: CONFIGURATION_CLAIMS,
+  ArTicket: {
+    type: "object",
+    required: ["url", "expiresAt"],
+    additionalProperties: false,
+    properties: {
+      url: {
+        type: "string",
+        format: "uri",
+        description: "`<kernel>/v1/kernels/<kernel>/ar/<ticket>.glb`: the GLB with no token.",
+      },
+      expiresAt: { type: "integer", description: "When the URL stops working (ms since epoch)." },
+    },
+  },
   VerifyConfigurationBody: {
     type: "object",
     required: ["configuration"],
@@ -337,12 +367,93 @@ export const RESPONSE_SCHEMAS: Record<string, unknown> = {
     type: "object",
     required: ["status", "checks"],
     properties: {
-      status: { enum: ["ok", "unavailable"] },
+      status: { enum: ["ok", "degraded", "unavailable"] },
       checks: {
         type: "object",
+        required: ["redis"],
         properties: {
           kv: { enum: ["ok", "down"] },
           redis: { enum: ["ok", "down", "in-process"] },
+          hub: {
+            type: "object",
+            required: ["state", "ageMs"],
+            properties: {
+              state: { enum: ["ok", "degraded"] },
+              ageMs: { type: ["integer", "null"] },
+            },
+          },
+          revocations: {
+            type: "object",
+            required: ["state", "ageMs"],
+            properties: {
+              state: { enum: ["ok", "stale"] },
+              ageMs: { type: ["integer", "null"] },
+            },
+          },
+        },
+      },
+      warnings: { type: "array", items: { type: "string" } },
+    },
+  },
+  KernelProjectVersion: {
+    type: "object",
+    required: ["partnerId", "slug", "version", "mode", "template", "schema", "templateHash"],
+    properties: {
+      partnerId: { type: "string" },
+      slug: { type: "string" },
+      version: { type: "integer", minimum: 1 },
+      mode: { enum: ["template", "python"] },
+      template: { type: ["object", "null"] },
+      schema: { type: "object" },
+      templateHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
+    },
+  },
+  RevocationPage: {
+    type: "object",
+    required: ["head", "upTo", "entries"],
+    properties: {
+      head: {
+        type: "object",
+        required: ["seq", "versionstamp"],
+        properties: {
+          seq: { type: "integer", minimum: 0 },
+          versionstamp: { type: ["string", "null"] },
+        },
+      },
+      upTo: { type: "integer", minimum: 0 },
+      entries: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["seq", "entry"],
+          properties: {
+            seq: { type: "integer", minimum: 1 },
+            entry: {
+              type: "object",
+              required: ["kind", "id", "at", "until"],
+              properties: {
+                kind: { enum: ["key", "token"] },
+                id: { type: "string" },
+                at: { type: "integer" },
+                until: { type: "integer" },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  KeyRenderQuota: {
+    type: "object",
+    required: ["keyId", "renderQuota"],
+    properties: {
+      keyId: { type: "string" },
+      renderQuota: {
+        type: "object",
+        required: ["day", "month"],
+        properties: {
+          day: { type: ["integer", "null"], minimum: 0 },
+          month: { type: ["integer", "null"], minimum: 0 },
         },
       },
     },

@@ -10,12 +10,16 @@ import { buildRenderServices } from "../render/render_services.ts";
 import { Logger } from "../ops/logger.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { MemoryBudgetStore, RedisBudgetStore } from "../render/budget.ts";
-import { closeRedis, connectRedis } from "../redis/client.ts";
+import { closeRedis, connectRedis, type RedisClient } from "../redis/client.ts";
+import { connectRedisCluster } from "../redis/cluster.ts";
 import { openKv } from "../store/kv.ts";
 import { migrateGlobalProjects } from "../store/project_scope_migration.ts";
+import { absentKv } from "./absent_kv.ts";
 import { createApp } from "./app.ts";
 import { SignInThrottle } from "../auth/sign_in_throttle.ts";
 import { UsageRecorder } from "../hub/usage.ts";
+import { UsageDrain } from "../hub/usage_drain.ts";
+import { UsageRelay } from "../render/usage_relay.ts";
 import type { AppDeps, Manifest } from "./context.ts";
 
 /** A running server and what tests need to reach into it. */
@@ -34,9 +38,15 @@ export async function buildDeps(
 ): Promise<AppDeps> {
   const log = options.log ?? new Logger(config.logLevel);
   const clock = options.clock ?? Date.now;
-  const kv = options.kv ?? await openKv(config.kvPath);
-  let redis;
-  if (config.redisUrl) {
+  // A kernel node holds no durable state: it opens no KV, whatever KV_PATH says (docs/deploy.md).
+  const kernel = config.role === "kernel";
+  const kv = kernel ? absentKv() : options.kv ?? await openKv(config.kvPath);
+  let redis: RedisClient | undefined;
+  if (config.redisCluster) {
+    redis = await connectRedisCluster(config.redisCluster, log, {
+      timeoutMs: config.redisTimeoutMs,
+    });
+  } else if (config.redisUrl) {
     redis = await connectRedis(config.redisUrl, log, { timeoutMs: config.redisTimeoutMs });
   } else {
     log.warn(
@@ -48,6 +58,57 @@ export async function buildDeps(
   const budgets = redis
     ? new RedisBudgetStore(redis, config.redisPrefix)
     : new MemoryBudgetStore(clock);
+  if (!kernel) await prepareStore(kv, config, { redis, clock, log });
+  const hub = config.role === "kernel"
+    ? undefined
+    : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });
+  const metrics = new Metrics();
+  const render = config.role === "hub" ? undefined : buildRenderServices({
+    config,
+    metrics,
+    kv: kernel ? undefined : kv,
+    redis,
+    log,
+    clock,
+    budgets,
+    keyring: hub?.keyring,
+    keys: hub?.keys,
+  });
+  // A kernel node has no KV: its render counts go through Redis to the hub (docs/deploy.md).
+  const recorder = kernel ? undefined : new UsageRecorder(kv, { clock, log });
+  if (hub) hub.usage = recorder;
+  const usage = recorder ?? (redis
+    ? new UsageRelay(redis, {
+      prefix: config.redisPrefix,
+      clock,
+      log,
+      dropped: metrics.usageDropped,
+    })
+    : undefined);
+  const signInThrottle = hub
+    ? new SignInThrottle({ redis, prefix: config.redisPrefix })
+    : undefined;
+  return {
+    config,
+    kv,
+    redis,
+    hub,
+    render,
+    metrics,
+    log,
+    clock,
+    usage,
+    signInThrottle,
+  };
+}
+
+/** Brings a store up to date before anything reads it (a process that holds KV only). */
+async function prepareStore(
+  kv: Deno.Kv,
+  config: Config,
+  deps: { redis?: RedisClient; clock: () => number; log: Logger },
+): Promise<void> {
+  const { redis, clock, log } = deps;
   // Once per store, before any replica loads: revocations made before the log existed.
   await backfillRevocations(kv, { redis, prefix: config.redisPrefix, now: clock(), log });
   // Before anything reads a project: stores written when slugs were global move to their partner.
@@ -60,36 +121,6 @@ export async function buildDeps(
       slugs: migrated.conflicts,
     });
   }
-  const hub = config.role === "kernel"
-    ? undefined
-    : await buildHubDeps(kv, { redis, redisPrefix: config.redisPrefix, clock, budgets });
-  const render = config.role === "hub" ? undefined : buildRenderServices({
-    config,
-    kv,
-    redis,
-    log,
-    clock,
-    budgets,
-    keyring: hub?.keyring,
-    keys: hub?.keys,
-  });
-  const usage = new UsageRecorder(kv, { clock, log });
-  if (hub) hub.usage = usage;
-  const signInThrottle = hub
-    ? new SignInThrottle({ redis, prefix: config.redisPrefix })
-    : undefined;
-  return {
-    config,
-    kv,
-    redis,
-    hub,
-    render,
-    metrics: new Metrics(),
-    log,
-    clock,
-    usage,
-    signInThrottle,
-  };
 }
 
 /**
@@ -109,6 +140,11 @@ export async function startServer(
 ): Promise<RunningServer> {
   const deps = await buildDeps(config, options);
   const stopRefresh = deps.hub?.keyring.startAutoRefresh(30_000);
+  // Every hub with Redis moves kernel nodes' render counts into KV (lib/hub/usage_drain.ts).
+  const drain = deps.hub && deps.redis
+    ? new UsageDrain(deps.kv, deps.redis, { prefix: config.redisPrefix, log: deps.log })
+    : undefined;
+  drain?.start();
   const app = createApp(deps, manifest);
   const ac = new AbortController();
   let resolveListening: (addr: Deno.NetAddr) => void;
@@ -134,6 +170,7 @@ export async function startServer(
     async close() {
       await stopRefresh?.();
       await deps.usage?.flush();
+      await drain?.stop();
       await deps.render?.close();
       ac.abort();
       await server.finished;

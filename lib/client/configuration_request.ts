@@ -11,7 +11,7 @@ import { isRecord, networkError, readProblem, RenderError } from "./problem.ts";
 export interface SignedConfiguration {
   /** The compact JWS to hand to the partner's server. */
   configuration: string;
-  /** Its claims: project, version, values, dagHash, partner, iat, exp. */
+  /** Its claims: project, version, values, dagHash, production (order hand-off), partner, iat, exp. */
   payload: Record<string, unknown>;
 }
 

@@ -72,6 +72,8 @@ export const CONFIGURATOR_CSS = `
   background: var(--_cad-surface); color: var(--_cad-ink); border-radius: 8px; padding: 4px 10px;
   font: inherit; font-size: 13px; line-height: 1; cursor: pointer; }
 .cad-viewer__tools button[data-icon] { padding: 4px; font-size: 16px; }
+.cad-viewer__tools.cad-ar { left: auto; bottom: auto; right: 12px; top: 12px; }
+.cad-ar__button { font-weight: 600; }
 .cad-spinner { width: 16px; height: 16px; border-radius: 50%; border: 2px solid var(--_cad-line);
   border-top-color: var(--_cad-accent); animation: cad-spin .8s linear infinite; }
 @keyframes cad-spin { to { transform: rotate(360deg); } }
@@ -89,6 +91,12 @@ export const CONFIGURATOR_CSS = `
 .cad-field__value--limited { color: var(--_cad-warn); font-weight: 600; }
 .cad-field__limit { margin: 4px 0 0; padding: 4px 8px; border-radius: 6px; background: var(--_cad-warn-bg);
   color: var(--_cad-warn); font-size: 12px; }
+.cad-share-note { margin: 12px 18px 0; padding: 8px 10px; border-radius: 8px; background: var(--_cad-warn-bg);
+  color: var(--_cad-warn); font-size: 12px; display: flex; gap: 8px; align-items: flex-start; }
+.cad-share-note ul { margin: 2px 0 0; padding-left: 16px; }
+.cad-share-note__text { flex: 1; }
+.cad-share-note button { flex: none; min-width: 24px; min-height: 24px; border: 1px solid var(--_cad-warn);
+  border-radius: 6px; background: transparent; color: var(--_cad-warn); font: inherit; cursor: pointer; }
 .cad-visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .cad-field__help { margin: 4px 0 0; color: var(--_cad-muted); font-size: 12px; }
@@ -115,7 +123,7 @@ export const CONFIGURATOR_CSS = `
 .cad-toggle input:focus-visible { outline: none; }
 .cad-toggle input:focus-visible + .cad-toggle__track { outline: 2px solid var(--_cad-focus); outline-offset: 2px; }
 .cad-toggle__text { color: var(--_cad-muted); font-size: 13px; }
-.cad-select { margin-top: 6px; width: 100%; min-height: 32px; padding: 6px 8px; border: 1px solid var(--_cad-border);
+.cad-select, .cad-text { margin-top: 6px; width: 100%; min-height: 32px; padding: 6px 8px; border: 1px solid var(--_cad-border);
   border-radius: 8px; font: inherit; background: var(--_cad-surface); color: var(--_cad-ink); }
 .cad-colors { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; margin-top: 6px; padding: 2px; }
 .cad-swatch { width: 32px; height: 32px; border-radius: 50%; border: 1px solid var(--_cad-border); cursor: pointer;
@@ -135,7 +143,7 @@ export const CONFIGURATOR_CSS = `
 .cad-pill--error .cad-pill__dot { background: var(--_cad-danger); }
 @media (pointer: coarse) {
   .cad-range input[type=range] { height: 44px; }
-  .cad-number, .cad-select, .cad-viewer__tools button { min-height: 44px; }
+  .cad-number, .cad-select, .cad-text, .cad-viewer__tools button { min-height: 44px; }
   .cad-viewer__tools button { min-width: 44px; }
   .cad-swatch { width: 44px; height: 44px; }
   .cad-picker { width: 52px; height: 44px; }

@@ -30,12 +30,40 @@ export type OutgoingMessage =
     payload?: Record<string, unknown>;
     error?: string;
   }
+  | {
+    type: "cad:shareUrl";
+    requestId?: string;
+    /** The share link: `baseUrl` (or the parent page) with the `cad` parameter. */
+    url?: string;
+    /** The `cad` parameter's value alone, for a parent that builds its own links. */
+    value?: string;
+    error?: string;
+  }
+  | {
+    type: "cad:snapshot";
+    requestId?: string;
+    /** The PNG (structured-cloned: `URL.createObjectURL(png)` or upload it as is). */
+    png?: Blob;
+    width?: number;
+    height?: number;
+    error?: string;
+    /** `SnapshotError` code when it failed: `invalid_snapshot_options`, `no_scene`, … */
+    code?: string;
+  }
   | { type: "cad:error"; code: string; detail: string };
 
 /** Messages the parent may send. */
 export type IncomingMessage =
   | { type: "cad:setParameters"; values: Record<string, unknown> }
-  | { type: "cad:getConfiguration"; requestId?: string };
+  | { type: "cad:getConfiguration"; requestId?: string }
+  | { type: "cad:getShareUrl"; requestId?: string; baseUrl?: string }
+  | {
+    type: "cad:snapshot";
+    requestId?: string;
+    width?: number;
+    height?: number;
+    background?: string;
+  };
 
 /** Where the bridge lives (the iframe's window, passed in so tests can hand a fake). */
 export interface BridgeWindow {
@@ -119,9 +147,37 @@ export function parseIncoming(data: unknown): IncomingMessage | null {
     if (typeof values !== "object" || values === null || Array.isArray(values)) return null;
     return { type: "cad:setParameters", values: { ...values } as Record<string, unknown> };
   }
-  if (m.type === "cad:getConfiguration") {
-    if (m.requestId !== undefined && typeof m.requestId !== "string") return null;
-    return { type: "cad:getConfiguration", requestId: m.requestId as string | undefined };
+  if (m.requestId !== undefined && typeof m.requestId !== "string") return null;
+  const requestId = m.requestId as string | undefined;
+  if (m.type === "cad:getConfiguration") return { type: "cad:getConfiguration", requestId };
+  if (m.type === "cad:getShareUrl") {
+    if (m.baseUrl !== undefined && !isWebUrl(m.baseUrl)) return null;
+    return { type: "cad:getShareUrl", requestId, baseUrl: m.baseUrl as string | undefined };
+  }
+  if (m.type === "cad:snapshot") {
+    // Sizes and colour are checked where the snapshot is made (a clear error answers them).
+    const out: IncomingMessage = { type: "cad:snapshot", requestId };
+    for (const key of ["width", "height"] as const) {
+      if (m[key] === undefined) continue;
+      if (typeof m[key] !== "number") return null;
+      out[key] = m[key] as number;
+    }
+    if (m.background !== undefined) {
+      if (typeof m.background !== "string") return null;
+      out.background = m.background;
+    }
+    return out;
   }
   return null;
+}
+
+/** Whether `value` is an absolute http(s) URL (a share link's base). */
+function isWebUrl(value: unknown): value is string {
+  if (typeof value !== "string" || value.length > 2000) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:";
+  } catch {
+    return false;
+  }
 }

@@ -1,20 +1,21 @@
 /**
- * Mesh decoding: the render response carries each mesh compactly (`EncodedMesh` in
- * `lib/dag/scene.ts`, written by `lib/kernel/mesh_encoding.ts`):
+ * Mesh decoding: the render response carries each mesh as meshoptimizer-coded buffers
+ * (`lib/kernel/mesh_encoding.ts`, docs/api.md, render), decoded here by meshopt's own decoder
+ * (WebAssembly, bundled with this code; nothing is fetched at run time):
  *
- * - positions: base64 of little-endian Uint16 `q` per coordinate; coordinate k of a vertex is
- *   `min[k] + q · scale[k]`, within half a step (`scale[k] / 2`) of the kernel's value, then
- *   rounded to Float32 for the GPU;
- * - indices: base64 of LEB128 varints, each the zigzag-mapped difference from the previous index
- *   (the first from 0).
+ * - vertices: the vertex codec over Uint16 x, y, z, 0 per vertex (8 bytes); coordinate k of a
+ *   vertex is `min[k] + q · scale[k]`, within half a step (`scale[k] / 2`) of the kernel's value,
+ *   then rounded to Float32 for the GPU;
+ * - indices: the index codec over the triangle list, 32-bit indices.
  *
- * Bytes are read one by one, so the host's byte order never matters. The result is checked
- * against the counts the server sent, and every index against the vertex count, so a broken mesh
- * fails here rather than as garbage on the GPU.
+ * The result is checked against the counts the server sent, and every index against the vertex
+ * count, so a broken mesh fails here with a `TypeError` rather than as garbage on the GPU.
  *
+ * The decoder is WebAssembly: `await meshDecoderReady()` once before the sync functions.
  * Runs in browsers: no Deno APIs here.
  */
 
+import { MeshoptDecoder } from "meshoptimizer/decoder";
 import type { EncodedMesh } from "../dag/scene.ts";
 import { decodeBase64 } from "./base64.ts";
 
@@ -32,147 +33,183 @@ export interface DecodedMesh {
   byteLength: number;
 }
 
-/** Per-axis dequantization: coordinate k is `min[k] + q · scale[k]`. */
-export interface Quantization {
+/** What a mesh's buffers decode with: counts and per-axis dequantization. */
+export interface MeshLayout {
+  vertexCount: number;
+  triangleCount: number;
+  /** Coordinate k is `min[k] + q · scale[k]`. */
   min: readonly number[];
   scale: readonly number[];
 }
 
+/** The most vertices or triangles one mesh may claim (far above the kernel's triangle limit). */
+export const MAX_MESH_ELEMENTS = 1 << 24;
+
+const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+let decoderReady = false;
+
 /**
- * Positions from base64 little-endian Uint16 values and their quantization; throws `TypeError`
- * when the byte count is not `2 · expectedLength` (when given) or not even.
+ * Resolves when meshopt's decoder (WebAssembly, compiled from bytes inside the bundle) is ready;
+ * `decodeMesh` and `decodeMeshBuffers` need it.
  *
  * @example
  * ```ts
- * decodeQuantizedPositions("AAD//w==", { min: [1, 0, 0], scale: [0.5, 0, 0] }); // [1, …]
+ * await meshDecoderReady();
+ * const mesh = decodeMesh(hash, response.meshes[hash]);
  * ```
  */
-export function decodeQuantizedPositions(
-  base64: string,
-  quantization: Quantization,
-  expectedLength?: number,
-): Float32Array<ArrayBuffer> {
-  const bytes = decodeChecked(base64, "positions");
-  if (bytes.byteLength % 2 !== 0) {
-    throw new TypeError(`positions: ${bytes.byteLength} bytes is not a whole number of Uint16s`);
-  }
-  const count = bytes.byteLength / 2;
-  if (expectedLength !== undefined && count !== expectedLength) {
-    throw new TypeError(`positions: expected ${expectedLength} values, got ${count}`);
-  }
-  const { min, scale } = quantization;
-  const out = new Float32Array(count);
-  for (let i = 0, k = 0; i < count; i++, k = k === 2 ? 0 : k + 1) {
-    out[i] = min[k] + (bytes[2 * i] | (bytes[2 * i + 1] << 8)) * scale[k];
-  }
-  return out;
+export async function meshDecoderReady(): Promise<void> {
+  await MeshoptDecoder.ready;
+  decoderReady = true;
 }
 
 /**
- * Indices from base64 zigzag-delta LEB128 varints; throws `TypeError` on a truncated or
- * over-long varint, an index outside Uint32, trailing bytes, or a count other than
- * `expectedLength` (when given).
- *
- * @example
- * ```ts
- * decodeIndexDeltas("AAICAQ=="); // Uint32Array [0, 1, 2, 1]
- * ```
- */
-export function decodeIndexDeltas(
-  base64: string,
-  expectedLength?: number,
-): Uint32Array<ArrayBuffer> {
-  const bytes = decodeChecked(base64, "indices");
-  // Every index takes at least one byte: the byte count bounds the array.
-  if (expectedLength !== undefined && expectedLength > bytes.byteLength) {
-    throw new TypeError(
-      `indices: expected ${expectedLength} values, got ${bytes.byteLength} bytes`,
-    );
-  }
-  const values = new Uint32Array(expectedLength ?? bytes.byteLength);
-  let count = 0;
-  let previous = 0;
-  let pos = 0;
-  while (pos < bytes.length) {
-    if (count === values.length) {
-      throw new TypeError(`indices: more than the expected ${values.length} values`);
-    }
-    let z = 0;
-    let factor = 1;
-    for (let b = 0;; b++) {
-      if (b === 5) throw new TypeError(`indices: varint ${count} is longer than 5 bytes`);
-      if (pos === bytes.length) throw new TypeError(`indices: varint ${count} is cut short`);
-      const byte = bytes[pos++];
-      z += (byte & 0x7f) * factor;
-      factor *= 0x80;
-      if (byte < 0x80) break;
-    }
-    const index = previous + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
-    if (index < 0 || index > 0xffffffff) {
-      throw new TypeError(`indices: value ${count} is ${index}, outside Uint32`);
-    }
-    values[count++] = index;
-    previous = index;
-  }
-  if (expectedLength !== undefined && count !== expectedLength) {
-    throw new TypeError(`indices: expected ${expectedLength} values, got ${count}`);
-  }
-  return count === values.length ? values : values.slice(0, count);
-}
-
-/**
- * Decodes one mesh of a render response and checks it: array lengths match `vertexCount` and
- * `triangleCount`, `min` and `scale` are three finite numbers each, and every index names a
+ * Decodes one mesh from its meshopt buffers and checks it: counts are counts, `min` and `scale`
+ * three finite numbers each (scale not negative), both buffers decode, and every index names a
  * vertex. Throws `TypeError` on any mismatch.
  *
  * @example
  * ```ts
- * const mesh = decodeMesh(hash, response.meshes[hash]);
- * geometry.setAttribute("position", new BufferAttribute(mesh.positions, 3));
+ * const mesh = decodeMeshBuffers(hash, layout, vertexBytes, indexBytes);
  * ```
  */
-export function decodeMesh(hash: string, encoded: EncodedMesh): DecodedMesh {
-  const { vertexCount, triangleCount } = encoded;
+export function decodeMeshBuffers(
+  hash: string,
+  layout: MeshLayout,
+  vertices: Uint8Array,
+  indices: Uint8Array,
+): DecodedMesh {
+  if (!decoderReady) throw new Error("await meshDecoderReady() before decoding meshes");
+  const { vertexCount, triangleCount, min, scale } = layout;
   if (!isCount(vertexCount) || !isCount(triangleCount)) {
-    throw new TypeError(`mesh ${hash}: vertexCount and triangleCount must be counts`);
+    throw new TypeError(
+      `mesh ${hash}: vertexCount and triangleCount must be counts up to ${MAX_MESH_ELEMENTS}`,
+    );
   }
-  if (typeof encoded.positions !== "string" || typeof encoded.indices !== "string") {
-    throw new TypeError(`mesh ${hash}: positions and indices must be base64 strings`);
-  }
-  if (!isVec3(encoded.min) || !isVec3(encoded.scale) || encoded.scale.some((s) => s < 0)) {
+  if (!isVec3(min) || !isVec3(scale) || scale.some((s) => s < 0)) {
     throw new TypeError(
       `mesh ${hash}: min and scale must be three finite numbers (scale not negative)`,
     );
   }
-  const positions = decodeQuantizedPositions(encoded.positions, encoded, vertexCount * 3);
-  const indices = decodeIndexDeltas(encoded.indices, triangleCount * 3);
-  for (let i = 0; i < indices.length; i++) {
-    if (indices[i] >= vertexCount) {
-      throw new TypeError(
-        `mesh ${hash}: index ${i} is ${indices[i]}, beyond ${vertexCount} vertices`,
-      );
+  const quantized = new Uint8Array(vertexCount * 8);
+  try {
+    MeshoptDecoder.decodeVertexBuffer(quantized, vertexCount, 8, vertices);
+  } catch (err) {
+    throw new TypeError(
+      `mesh ${hash}: vertices do not decode as ${vertexCount} vertices (${message(err)})`,
+      { cause: err },
+    );
+  }
+  const indexBytes = new Uint8Array(triangleCount * 12);
+  try {
+    MeshoptDecoder.decodeIndexBuffer(indexBytes, triangleCount * 3, 4, indices);
+  } catch (err) {
+    throw new TypeError(
+      `mesh ${hash}: indices do not decode as ${triangleCount} triangles (${message(err)})`,
+      { cause: err },
+    );
+  }
+  const positions = new Float32Array(vertexCount * 3);
+  for (let v = 0; v < vertexCount; v++) {
+    for (let k = 0; k < 3; k++) {
+      const b = v * 8 + k * 2;
+      positions[v * 3 + k] = min[k] + (quantized[b] | (quantized[b + 1] << 8)) * scale[k];
+    }
+  }
+  const out = HOST_IS_LITTLE_ENDIAN
+    ? new Uint32Array(indexBytes.buffer)
+    : Uint32Array.from({ length: triangleCount * 3 }, (_, i) => {
+      const b = i * 4;
+      return (indexBytes[b] | indexBytes[b + 1] << 8 | indexBytes[b + 2] << 16) +
+        indexBytes[b + 3] * 0x1000000;
+    });
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] >= vertexCount) {
+      throw new TypeError(`mesh ${hash}: index ${i} is ${out[i]}, beyond ${vertexCount} vertices`);
     }
   }
   return {
     hash,
     positions,
-    indices,
+    indices: out,
     vertexCount,
     triangleCount,
-    byteLength: positions.byteLength + indices.byteLength,
+    byteLength: positions.byteLength + out.byteLength,
   };
 }
 
-function decodeChecked(base64: string, what: string): Uint8Array<ArrayBuffer> {
+/**
+ * Instance transforms of the binary render response: `count` instances of `stride` Float64
+ * values (3: translations, 16: matrices) from meshopt's vertex codec. Throws `TypeError` when the
+ * bytes do not decode or a value is not finite.
+ *
+ * @example
+ * ```ts
+ * decodeInstanceBuffer(bytes, 1024, 3); // 3072 numbers
+ * ```
+ */
+export function decodeInstanceBuffer(bytes: Uint8Array, count: number, stride: 3 | 16): number[] {
+  if (!decoderReady) throw new Error("await meshDecoderReady() before decoding meshes");
+  if (!isCount(count)) throw new TypeError(`instances: ${count} is not a count`);
+  const target = new Uint8Array(count * stride * 8);
+  try {
+    MeshoptDecoder.decodeVertexBuffer(target, count, stride * 8, bytes);
+  } catch (err) {
+    throw new TypeError(
+      `instances do not decode as ${count} × ${stride} numbers (${message(err)})`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const view = new DataView(target.buffer);
+  const out = new Array<number>(count * stride);
+  for (let i = 0; i < out.length; i++) {
+    out[i] = view.getFloat64(i * 8, true);
+    if (!Number.isFinite(out[i])) throw new TypeError(`instances: value ${i} is not finite`);
+  }
+  return out;
+}
+
+/**
+ * Decodes one mesh of a JSON render response (`vertices` and `indices` in base64) with the checks
+ * of `decodeMeshBuffers`. Throws `TypeError` on any mismatch.
+ *
+ * @example
+ * ```ts
+ * await meshDecoderReady();
+ * const mesh = decodeMesh(hash, response.meshes[hash]);
+ * geometry.setAttribute("position", new BufferAttribute(mesh.positions, 3));
+ * ```
+ */
+export function decodeMesh(hash: string, encoded: EncodedMesh): DecodedMesh {
+  if (typeof encoded.vertices !== "string" || typeof encoded.indices !== "string") {
+    throw new TypeError(`mesh ${hash}: vertices and indices must be base64 strings`);
+  }
+  return decodeMeshBuffers(
+    hash,
+    encoded,
+    decodeChecked(encoded.vertices, hash, "vertices"),
+    decodeChecked(encoded.indices, hash, "indices"),
+  );
+}
+
+function decodeChecked(base64: string, hash: string, what: string): Uint8Array<ArrayBuffer> {
   try {
     return decodeBase64(base64);
   } catch (err) {
-    throw new TypeError(`${what}: not valid base64`, { cause: err });
+    throw new TypeError(`mesh ${hash}: ${what} is not valid base64`, { cause: err });
   }
 }
 
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 &&
+    value <= MAX_MESH_ELEMENTS;
 }
 
 function isVec3(value: unknown): value is [number, number, number] {

@@ -18,11 +18,12 @@ export { type Clock, ManualClock, systemClock, type TimerHandle } from "./clock.
 export { DEFAULT_GEOMETRY_CACHE_BYTES, GeometryCache } from "./geometry_cache.ts";
 export {
   type DecodedMesh,
-  decodeIndexDeltas,
   decodeMesh,
-  decodeQuantizedPositions,
-  type Quantization,
+  decodeMeshBuffers,
+  meshDecoderReady,
+  type MeshLayout,
 } from "./mesh_decode.ts";
+export { type DecodedRenderBody, decodeRenderBody } from "./render_body.ts";
 export {
   type ClientErrorCode,
   MintError,

@@ -18,7 +18,7 @@ export function checkParameterValue(param: ParameterDescriptor, value: unknown):
   try {
     return { ok: true, value: validateParameterValue(param, value) };
   } catch (err) {
-    const message = err instanceof DagError ? parameterMessage(param, err) : String(err);
+    const message = err instanceof DagError ? parameterMessage(param, err, value) : String(err);
     return { ok: false, message };
   }
 }

@@ -68,6 +68,8 @@ export const RENDER_PROBLEM_CODES = [
   "project_mismatch",
   "budget_exhausted",
   "quota_exceeded",
+  "invalid_idempotency_key",
+  "idempotency_key_reused",
   "unknown_kernel",
   "unknown_project_version",
   // The project read names its partner by keyId (docs/api.md, Projects).

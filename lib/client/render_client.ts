@@ -15,6 +15,13 @@
  * should throttle, or pass `abortSuperseded: false` to let the request in flight finish (its
  * meshes still land in the geometry cache) while only the newest waiting values are sent next.
  *
+ * Lost answers: a render whose connection failed (refused, reset, the body cut off) or that a proxy
+ * answered itself (a 502/503/504 without a problem body: its upstream died or none was up) is sent
+ * once more, after a 0–250 ms jittered pause. Every request of one render carries the same
+ * `Idempotency-Key` (128 random bits), so the retry — on whichever node — never spends a second
+ * unit (docs/api.md, Idempotent retries). Problem responses are the service's decisions and are not
+ * retried this way.
+ *
  * `token_expired`: in the browser flow the session mints once and the request is retried
  * transparently; in the server flow the session's expiry callback fires and the error surfaces.
  * `budget_exhausted` is never retried by minting: the budget is the partner's cap on one token.
@@ -37,6 +44,8 @@ import {
 } from "./problem.ts";
 import { type LoadedProject, ProjectLoader, type ProjectScope } from "./project_loader.ts";
 import { assembleResult, type RenderResult } from "./render_result.ts";
+import { decodeRenderBody } from "./render_body.ts";
+import { RENDER_BINARY_TYPE } from "../dag/render_binary.ts";
 import type { SessionClient } from "./session_client.ts";
 
 /**
@@ -114,9 +123,23 @@ interface Job {
   waiters: Waiter[];
   abort: AbortController;
   superseded: boolean;
+  /** Sent with every request of this render, so a retry is not paid twice. */
+  idempotencyKey: string;
 }
 
 const MAX_HAVE = 1000;
+
+/** Longest pause before the one retry of a lost answer, in ms (full jitter below it). */
+const RETRY_PAUSE_MS = 250;
+
+/** Statuses a proxy answers by itself when its upstream failed or none was up. */
+const PROXY_FAILURE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/** A new idempotency key: 128 random bits as 32 hex digits. */
+function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /**
  * Renders a project's parameter values into scenes.
@@ -153,6 +176,8 @@ export class RenderClient {
   #project: LoadedProject | undefined;
   #running: Job | undefined;
   #pending: Job | undefined;
+  /** The DAG and version of the scene last shown (what an AR ticket exports). */
+  #shown: { dag: Dag; version: number } | undefined;
   #pumpQueued = false;
   #disposed = false;
 
@@ -336,6 +361,7 @@ export class RenderClient {
         waiters: [{ resolve, reject }],
         abort: new AbortController(),
         superseded: false,
+        idempotencyKey: newIdempotencyKey(),
       };
       // Older waiters first, so they settle in call order.
       if (this.#pending) job.waiters.unshift(...this.#pending.waiters);
@@ -351,6 +377,58 @@ export class RenderClient {
       this.#state.value = { status: "rendering", result, budgetRemaining };
       this.#queuePump();
     });
+  }
+
+  /**
+   * An AR ticket for the scene last shown (docs/security.md, AR tickets): the kernel exports its
+   * GLB with this session's token (one unit of budget; the key must allow GLB for session tokens)
+   * and answers a URL that Scene Viewer fetches without a token for a few minutes. An expired
+   * token is minted again once in the browser flow. Rejects with `RenderError` (`no_scene` before
+   * the first render; the service's problem codes, such as `export_format_not_allowed`).
+   */
+  async arTicket(): Promise<{ url: string; expiresAt: number }> {
+    const shown = this.#shown;
+    if (!shown) throw clientError("no_scene", "Nothing has been rendered yet.");
+    const url = `${this.#baseUrl}/v1/kernels/${encodeURIComponent(this.#kernel)}/ar-ticket`;
+    const idempotencyKey = newIdempotencyKey();
+    let token = await this.#token(() => this.#session.getToken());
+    for (let expired = false;;) {
+      let res: Response;
+      try {
+        res = await this.#fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${token}`,
+            "idempotency-key": idempotencyKey,
+          },
+          body: JSON.stringify({ dag: shown.dag, version: shown.version }),
+          credentials: "omit",
+        });
+      } catch (err) {
+        throw networkError(RenderError, err);
+      }
+      if (res.ok) {
+        const remaining = res.headers.get("x-render-remaining");
+        if (remaining !== null) this.#setBudget(Number(remaining));
+        const body = await res.json().catch(() => null) as { url?: unknown; expiresAt?: unknown };
+        if (typeof body?.url !== "string" || typeof body.expiresAt !== "number") {
+          throw clientError("invalid_response", "The AR ticket answer has no url.", res.status);
+        }
+        return { url: body.url, expiresAt: body.expiresAt };
+      }
+      const error = await readProblem(res, RenderError, this.#now());
+      if (error.code === "token_expired") {
+        this.#session.reportTokenExpired(token);
+        if (this.#session.flow === "browser" && !expired) {
+          expired = true;
+          token = await this.#token(() => this.#session.refreshSessionToken());
+          continue;
+        }
+      }
+      if (error.code === "budget_exhausted") this.#setBudget(0);
+      throw error;
+    }
   }
 
   /** Aborts the request in flight, rejects waiting renders with `disposed`, and goes `idle`. */
@@ -390,6 +468,7 @@ export class RenderClient {
     this.#execute(job).then(
       (result) => {
         if (job.superseded) return;
+        this.#shown = { dag: job.dag, version: job.version };
         this.#state.value = {
           // Newer values are still in the design runner: this scene is not the last word.
           status: this.#designRunning ? "rendering" : "ready",
@@ -413,6 +492,7 @@ export class RenderClient {
   async #execute(job: Job): Promise<RenderResult> {
     let token = await this.#token(() => this.#session.getToken());
     let retriedExpired = false;
+    let retriedLost = false;
     const notHeld = new Set<string>();
     for (;;) {
       // Superseded before it was sent: the answer would be stale, so it is not worth a unit.
@@ -421,17 +501,34 @@ export class RenderClient {
       }
       const have = this.geometry.keys().filter((hash) => !notHeld.has(hash))
         .slice(0, this.#maxHave);
-      const res = await this.#post(job, token, have);
+      let res: Response;
+      try {
+        res = await this.#post(job, token, have);
+      } catch (err) {
+        if (retriedLost || !isLost(err)) throw err;
+        retriedLost = true;
+        await this.#pauseBeforeRetry(job);
+        continue;
+      }
       if (res.ok) {
-        let body: unknown;
+        let bytes: Uint8Array;
         try {
-          body = await res.json();
+          bytes = new Uint8Array(await res.arrayBuffer());
         } catch (err) {
-          throw clientError("invalid_response", "The render answer is not JSON.", res.status, err);
+          if (job.abort.signal.aborted) {
+            throw clientError("aborted", "Superseded by newer values.", 0, err);
+          }
+          // The answer was cut off: the render was paid for; its retry replays the payment.
+          if (!retriedLost) {
+            retriedLost = true;
+            await this.#pauseBeforeRetry(job);
+            continue;
+          }
+          throw networkError(RenderError, err);
         }
         let assembled;
         try {
-          assembled = assembleResult(body, this.geometry, job.values);
+          assembled = assembleResult(await decodeRenderBody(bytes), this.geometry, job.values);
         } catch (err) {
           throw clientError("invalid_response", String(err), res.status, err);
         }
@@ -444,6 +541,14 @@ export class RenderClient {
         continue;
       }
       const error = await readProblem(res, RenderError, this.#now());
+      // A proxy's own failure page: the node behind it died or none was up; another may answer.
+      if (
+        !retriedLost && error.code === "http_error" && PROXY_FAILURE_STATUSES.has(error.status)
+      ) {
+        retriedLost = true;
+        await this.#pauseBeforeRetry(job);
+        continue;
+      }
       if (error.code === "token_expired") {
         this.#session.reportTokenExpired(token);
         if (this.#session.flow === "browser" && !retriedExpired) {
@@ -462,7 +567,13 @@ export class RenderClient {
     try {
       return await this.#fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        headers: {
+          "content-type": "application/json",
+          // The binary form: the same members, meshes as bytes (docs/api.md, render).
+          accept: `${RENDER_BINARY_TYPE}, application/json;q=0.5`,
+          authorization: `Bearer ${token}`,
+          "idempotency-key": job.idempotencyKey,
+        },
         body: JSON.stringify({ dag: job.dag, version: job.version, have }),
         signal: job.abort.signal,
         credentials: "omit",
@@ -473,6 +584,23 @@ export class RenderClient {
       }
       throw networkError(RenderError, err);
     }
+  }
+
+  /** Waits 0–250 ms (full jitter) before the one retry of a lost answer; rejects when superseded. */
+  #pauseBeforeRetry(job: Job): Promise<void> {
+    const signal = job.abort.signal;
+    return new Promise((resolve, reject) => {
+      const aborted = () => {
+        clearTimeout(timer);
+        reject(clientError("aborted", "Superseded by newer values."));
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", aborted);
+        resolve();
+      }, Math.random() * RETRY_PAUSE_MS);
+      if (signal.aborted) aborted();
+      else signal.addEventListener("abort", aborted, { once: true });
+    });
   }
 
   /** A token from the session; a mint failure becomes a `RenderError` with the mint's code. */
@@ -492,6 +620,11 @@ export class RenderClient {
   #setBudget(budgetRemaining: BudgetRemaining): void {
     this.#state.value = { ...this.#state.value, budgetRemaining };
   }
+}
+
+/** Whether `err` (from `#post`) is a connection failure, not an abort: worth one more try. */
+function isLost(err: unknown): boolean {
+  return err instanceof RenderError && err.code === "network_error";
 }
 
 /** A refused value (`DagError`) as a `RenderError` with its pointer and reason. */

@@ -8,11 +8,12 @@
  * Runs in browsers: no Deno APIs here.
  */
 
-import type { RenderResponse } from "../dag/render_response.ts";
 import type { BoundingBox, EffectiveValue } from "../dag/scene.ts";
+import { instanceMatrices } from "../dag/wire_instances.ts";
 import type { GeometryCache } from "./geometry_cache.ts";
-import { type DecodedMesh, decodeMesh } from "./mesh_decode.ts";
+import type { DecodedMesh } from "./mesh_decode.ts";
 import { isRecord } from "./problem.ts";
+import type { DecodedRenderBody } from "./render_body.ts";
 
 /** One part of a rendered scene. */
 export interface RenderedPart {
@@ -60,29 +61,29 @@ export type AssembledResult =
   | { ok: false; missing: string[] };
 
 /**
- * Builds a `RenderResult` from a render response, decoding new meshes into `cache`. When a mesh
- * the scene needs is neither in the response nor in the cache (the cache was cleared meanwhile),
- * returns the missing hashes instead, so the caller can ask again without claiming them. Throws
- * `TypeError` when the response does not have the documented shape or a mesh does not decode.
+ * Builds a `RenderResult` from a decoded render response (`decodeRenderBody`), storing its new
+ * meshes in `cache`. When a mesh the scene needs is neither in the response nor in the cache (the
+ * cache was cleared meanwhile), returns the missing hashes instead, so the caller can ask again
+ * without claiming them. Throws `TypeError` when a part's instances are malformed.
  *
  * @example
  * ```ts
- * const assembled = assembleResult(await res.json(), cache, values);
+ * const body = await decodeRenderBody(new Uint8Array(await res.arrayBuffer()));
+ * const assembled = assembleResult(body, cache, values);
  * if (assembled.ok) draw(assembled.result.parts);
  * ```
  */
 export function assembleResult(
-  response: unknown,
+  body: DecodedRenderBody,
   cache: GeometryCache,
   values: Record<string, unknown>,
 ): AssembledResult {
-  const body = checkShape(response);
   const needed = new Set(body.scene.parts.map((part) => part.mesh));
   const meshes = new Map<string, DecodedMesh>();
   const reused: string[] = [];
   const missing: string[] = [];
   for (const hash of needed) {
-    if (Object.hasOwn(body.meshes, hash)) continue;
+    if (body.meshes.has(hash)) continue;
     const held = cache.get(hash);
     if (held) {
       meshes.set(hash, held);
@@ -92,9 +93,14 @@ export function assembleResult(
     }
   }
   if (missing.length > 0) return { ok: false, missing };
+  const parts = body.scene.parts.map((part) => ({
+    name: part.name,
+    color: part.color,
+    mesh: part.mesh,
+    instances: instanceMatrices(part),
+  }));
   const downloaded: string[] = [];
-  for (const [hash, encoded] of Object.entries(body.meshes)) {
-    const mesh = decodeMesh(hash, encoded);
+  for (const [hash, mesh] of body.meshes) {
     cache.set(hash, mesh);
     meshes.set(hash, mesh);
     downloaded.push(hash);
@@ -110,12 +116,7 @@ export function assembleResult(
       dagHash: body.dagHash,
       cache: body.cache,
       budgetRemaining: body.budget.remaining,
-      parts: body.scene.parts.map((part) => ({
-        name: part.name,
-        color: part.color,
-        mesh: meshes.get(part.mesh)!,
-        instances: part.instances,
-      })),
+      parts: parts.map((part) => ({ ...part, mesh: meshes.get(part.mesh)! })),
       bbox: body.scene.bbox,
       triangles: body.scene.triangles,
       volume: body.scene.volume,
@@ -124,27 +125,4 @@ export function assembleResult(
       reused,
     },
   };
-}
-
-/** Checks the members this module reads; the server is trusted for the rest. */
-function checkShape(value: unknown): RenderResponse {
-  const fail = (what: string): never => {
-    throw new TypeError(`the render response ${what}`);
-  };
-  if (!isRecord(value)) fail("is not an object");
-  const body = value as Record<string, unknown>;
-  if (!isRecord(body.scene) || !Array.isArray(body.scene.parts)) fail("has no scene.parts");
-  if (!isRecord(body.meshes)) fail("has no meshes");
-  if (!isRecord(body.budget)) fail("has no budget");
-  const remaining = (body.budget as Record<string, unknown>).remaining;
-  if (remaining !== null && typeof remaining !== "number") fail("has a bad budget.remaining");
-  for (const part of (body.scene as { parts: unknown[] }).parts) {
-    if (
-      !isRecord(part) || typeof part.mesh !== "string" || typeof part.name !== "string" ||
-      !Array.isArray(part.instances)
-    ) {
-      fail("has a part without name, mesh or instances");
-    }
-  }
-  return body as unknown as RenderResponse;
 }

@@ -9,9 +9,15 @@
  * - Flat shading: CAD meshes share vertices across sharp edges, so smooth vertex normals would
  *   smear every edge; flat shading derives face normals in the shader at no CPU cost.
  * - Renders on demand (orbit, resize, new scene), not in a loop, so an idle configurator costs
- *   nothing. Z is up, as in the kernel's coordinates.
+ *   nothing, and not at all before the first scene (an undrawn canvas is transparent over the
+ *   stage's background). Z is up, as in the kernel's coordinates.
  * - The camera fits the first scene, and refits a later one whose bounds changed a lot unless the
  *   shopper moved the camera since the last fit (`camera_fit.ts`); `fit()` always refits.
+ * - Time to first model: the environment map below is the costliest GPU work before the first
+ *   model (several seconds with a software GL such as SwiftShader, which holds the page
+ *   meanwhile), so the first model is drawn under a stand-in hemisphere light of about the same
+ *   brightness (`SCENE_STAND_IN`) and the map is built once that frame has been presented
+ *   (`prepare()`), then drawn with. `FIRST_MODEL_MARKS` time it on the page.
  * - Light is image-based: three's `RoomEnvironment` prefiltered by `PMREMGenerator` (soft, even
  *   reflections from every side, so no face of a part goes black), one key light for shape, tone
  *   mapping and sRGB output. The tone mapping is `neutral` (Khronos PBR Neutral) by default: it
@@ -43,6 +49,7 @@ import {
   Color,
   DirectionalLight,
   Group,
+  HemisphereLight,
   InstancedMesh,
   Matrix4,
   Mesh,
@@ -64,6 +71,25 @@ import type { RenderResult } from "./render_result.ts";
 import { type BoundingSphere, fitDistance, shouldRefit, sphereOfBox } from "./camera_fit.ts";
 import { viewKeyAction } from "./view_keys.ts";
 
+/**
+ * User Timing marks a view makes once, on the page's performance timeline (time to first model:
+ * bench/first_model_bench.ts): `scene` when its first scene is handed to it (decoded, about to be
+ * swapped in), `model` when the frame that drew it has been presented (the next frame begins). `detail.view` numbers the views
+ * of the page from 1, so several configurators stay apart.
+ */
+export const FIRST_MODEL_MARKS = {
+  scene: "cad-configurator:first-scene",
+  model: "cad-configurator:first-model",
+} as const;
+
+let viewsMade = 0;
+
+/**
+ * The light a view draws with until its environment map is built (`SceneView.prepare`): a sky and
+ * ground hemisphere of about the brightness the environment gives `SCENE_LOOK`'s material.
+ */
+export const SCENE_STAND_IN = { sky: 0xffffff, ground: 0xb4b8be, intensity: 2.7 } as const;
+
 /** Tone mappings a view may use (`SceneViewOptions.toneMapping`). */
 export type SceneToneMapping = "neutral" | "aces" | "agx";
 
@@ -72,6 +98,17 @@ const TONE_MAPPINGS: Record<SceneToneMapping, ToneMapping> = {
   aces: ACESFilmicToneMapping,
   agx: AgXToneMapping,
 };
+
+/**
+ * How a scene is lit and shaded, shared with the cart snapshot (`snapshot.ts`) so a snapshot
+ * looks like the view: the environment's blur and intensity, the key light, the parts' material.
+ */
+export const SCENE_LOOK = {
+  environmentBlur: 0.04,
+  environmentIntensity: 0.55,
+  keyLight: { intensity: 0.7, direction: [1, -1.5, 2] as const },
+  material: { roughness: 0.55, metalness: 0.05, flatShading: true },
+} as const;
 
 interface HeldGeometry {
   geometry: BufferGeometry;
@@ -125,8 +162,14 @@ export class SceneView {
   /** The shopper orbited, panned or zoomed since the last fit. */
   #userMoved = false;
   #environment: Texture | undefined;
+  /** Lights the scene until the environment map is built (`prepare()`), then leaves it. */
+  #standIn: HemisphereLight | undefined;
   #contextLost = false;
   #framesDrawn = 0;
+  /** This view's number on the page (`FIRST_MODEL_MARKS` detail). */
+  readonly #number = ++viewsMade;
+  /** Where the first scene is on its way to the screen: none yet, handed over, drawn. */
+  #firstModel: "none" | "shown" | "drawn" = "none";
   #frame = 0;
   #disposed = false;
 
@@ -148,14 +191,22 @@ export class SceneView {
     this.canvas.addEventListener("webglcontextrestored", this.#restored);
     container.appendChild(this.canvas);
     this.#scene.background = new Color(options.background ?? "#eef1f5");
-    this.#buildEnvironment();
-    this.#scene.environmentIntensity = 0.55;
+    // The environment map is built by `prepare()`: by default once the first model has been
+    // presented, which until then is lit by a stand-in of about the same light.
+    this.#standIn = new HemisphereLight(
+      SCENE_STAND_IN.sky,
+      SCENE_STAND_IN.ground,
+      SCENE_STAND_IN.intensity,
+    );
+    this.#standIn.position.set(0, 0, 1);
+    this.#scene.add(this.#standIn);
+    this.#scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
     this.#camera.up.set(0, 0, 1);
     this.#camera.position.set(200, -260, 180);
     // The environment lights every side; one key light from the viewer's upper left gives the
     // faces of a flat-shaded part distinct values.
-    const key = new DirectionalLight(0xffffff, 0.7);
-    key.position.set(1, -1.5, 2);
+    const key = new DirectionalLight(0xffffff, SCENE_LOOK.keyLight.intensity);
+    key.position.set(...SCENE_LOOK.keyLight.direction);
     this.#scene.add(key);
     this.#controls = new OrbitControls(this.#camera, this.canvas);
     this.#controls.enableDamping = false;
@@ -259,8 +310,34 @@ export class SceneView {
    * Replaces the drawn scene with `result`; fits the camera the first time, when `fit`, or when
    * the bounds changed a lot and the shopper has not moved the camera since the last fit.
    */
+  /**
+   * Builds the environment map now, if not built yet, replaces the stand-in light with it and
+   * draws again. The view calls it itself once its first model has been presented: the map costs
+   * the GPU more than anything else before the first model (seconds with a software GL, which
+   * holds the page meanwhile), so the model is drawn first under the stand-in.
+   */
+  prepare(): void {
+    if (this.#disposed || this.#environment || this.#contextLost) return;
+    this.#buildEnvironment();
+    if (this.#standIn) {
+      this.#scene.remove(this.#standIn);
+      this.#standIn.dispose();
+      this.#standIn = undefined;
+    }
+    this.requestRender();
+  }
+
+  /** Whether the environment map is built (`prepare()`). */
+  get prepared(): boolean {
+    return this.#environment !== undefined;
+  }
+
   show(result: RenderResult, options: { fit?: boolean } = {}): void {
     if (this.#disposed) return;
+    if (this.#firstModel === "none") {
+      this.#firstModel = "shown";
+      mark(FIRST_MODEL_MARKS.scene, this.#number);
+    }
     const group = new Group();
     const hashes: string[] = [];
     for (const part of result.parts) {
@@ -343,11 +420,25 @@ export class SceneView {
     });
   }
 
-  /** Draws now (nothing while the context is lost: it draws again once restored). */
+  /**
+   * Draws now (nothing while the context is lost: it draws again once restored). Nothing either
+   * before the first scene: the canvas stays transparent over the stage's own background.
+   */
   renderNow(): void {
-    if (this.#disposed || this.#contextLost) return;
+    if (this.#disposed || this.#contextLost || !this.#shown) return;
     this.#renderer.render(this.#scene, this.#camera);
     this.#framesDrawn++;
+    if (this.#firstModel === "shown") {
+      this.#firstModel = "drawn";
+      // GL calls return before the GPU has run them: the model is on screen once the frame that
+      // drew it has been presented, i.e. when the next frame begins.
+      const view = this.#number;
+      requestAnimationFrame(() => {
+        mark(FIRST_MODEL_MARKS.model, view);
+        // After this frame's tasks (input, the page's own work), not inside the frame.
+        setTimeout(() => this.prepare(), 0);
+      });
+    }
   }
 
   /** Frees every GPU resource and removes the canvas. */
@@ -380,7 +471,7 @@ export class SceneView {
     this.#environment?.dispose();
     const pmrem = new PMREMGenerator(this.#renderer);
     const room = new RoomEnvironment();
-    this.#environment = pmrem.fromScene(room, 0.04).texture;
+    this.#environment = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
     room.dispose();
     pmrem.dispose();
     this.#scene.environment = this.#environment;
@@ -405,7 +496,8 @@ export class SceneView {
     // three.js (listening first) has re-created its GL state; buffers and programs upload again
     // from the CPU copies on the next draw, but a render target's pixels lived only on the GPU.
     this.#contextLost = false;
-    this.#buildEnvironment();
+    if (this.#environment) this.#buildEnvironment();
+    else if (this.#firstModel === "drawn") this.prepare(); // lost before its map was built
     this.#fitSize();
     this.renderNow();
     this.#onContextChange?.(false);
@@ -438,12 +530,7 @@ export class SceneView {
   #material(color: string): MeshStandardMaterial {
     let material = this.#materials.get(color);
     if (!material) {
-      material = new MeshStandardMaterial({
-        color: new Color(color),
-        roughness: 0.55,
-        metalness: 0.05,
-        flatShading: true,
-      });
+      material = new MeshStandardMaterial({ color: new Color(color), ...SCENE_LOOK.material });
       // Bounded in practice by the schema's colors; cap it anyway.
       if (this.#materials.size >= 64) {
         const [oldest, m] = this.#materials.entries().next().value!;
@@ -474,5 +561,14 @@ export class SceneView {
     this.#camera.aspect = width / height;
     this.#camera.updateProjectionMatrix();
     this.requestRender();
+  }
+}
+
+/** A User Timing mark, where the host has them (never throws: timing must not break a view). */
+function mark(name: string, view: number): void {
+  try {
+    globalThis.performance?.mark?.(name, { detail: { view } });
+  } catch {
+    // no User Timing here
   }
 }

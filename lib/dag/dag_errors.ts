@@ -32,6 +32,7 @@ export const DAG_ERROR_REASONS = [
   "not_an_integer", // a count, segments, divisions or Int value that is not an integer
   "bad_length", // an array (or a string) with too few or too many elements
   "string_too_long", // a string longer than the limit
+  "unsupported_character", // text with a character the font does not draw, or outside a pattern
   "bad_color", // not a lowercase `#rrggbb`
   "bad_choice", // a value that is not one of the allowed choices
   "division_by_zero", // `div` with a literal 0 divisor

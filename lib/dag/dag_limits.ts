@@ -33,6 +33,10 @@ export interface DagLimits {
   maxAbsNumber: number;
   /** Longest string literal or parameter value, in UTF-16 code units. */
   maxStringLength: number;
+  /** Most characters (code points) of one `text` node's string. */
+  maxTextCharacters: number;
+  /** Most points of one `text` node's outlines, once curves are flattened. */
+  maxTextVertices: number;
   /** Most triangles of any intermediate or the output (checked during evaluation). */
   maxTriangles: number;
   /** Wall-clock deadline of one evaluation, in milliseconds (checked during evaluation). */
@@ -52,6 +56,8 @@ export const DEFAULT_DAG_LIMITS: Readonly<DagLimits> = Object.freeze({
   maxInstancesPerPart: 10_000,
   maxAbsNumber: 1e6,
   maxStringLength: 200,
+  maxTextCharacters: 64,
+  maxTextVertices: 20_000,
   maxTriangles: 1_000_000,
   deadlineMs: 10_000,
 });

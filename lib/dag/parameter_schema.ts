@@ -19,6 +19,7 @@ import {
   quoted,
 } from "./dag_errors.ts";
 import { DEFAULT_DAG_LIMITS } from "./dag_limits.ts";
+import { codePointLength, firstDisallowed, parseStringPattern } from "./string_pattern.ts";
 import {
   COLOR_PATTERN,
   type Dag,
@@ -27,7 +28,7 @@ import {
 } from "./dag_types.ts";
 
 /** The kinds of parameter the form knows. */
-export type ParameterKind = "Int" | "Float" | "Bool" | "Enum" | "Color";
+export type ParameterKind = "Int" | "Float" | "Bool" | "Enum" | "Color" | "String";
 
 /** One parameter, as validated from the schema document. */
 export interface ParameterDescriptor {
@@ -46,6 +47,12 @@ export interface ParameterDescriptor {
   enumLabels?: string[];
   /** Color: suggested colors. */
   swatches?: string[];
+  /** String: most characters (code points). */
+  maxLength?: number;
+  /** String: fewest characters (code points); 0 when absent. */
+  minLength?: number;
+  /** String: the allowed characters, as one class `^[…]*$` (`string_pattern.ts`). */
+  pattern?: string;
   /** Display name (the parameter's name when the schema gives none). */
   label: string;
   description?: string;
@@ -71,6 +78,7 @@ const JSON_TYPE: Record<ParameterKind, string> = {
   Bool: "boolean",
   Enum: "string",
   Color: "string",
+  String: "string",
 };
 const VALUE_TYPE: Record<ParameterKind, string> = {
   Int: "number",
@@ -78,6 +86,7 @@ const VALUE_TYPE: Record<ParameterKind, string> = {
   Bool: "boolean",
   Enum: "string",
   Color: "string",
+  String: "string",
 };
 const TOP_MEMBERS = [
   "$schema",
@@ -97,6 +106,7 @@ const KIND_MEMBERS: Record<ParameterKind, string[]> = {
   Bool: [],
   Enum: ["enum", "enumLabels"],
   Color: ["pattern", "swatches"],
+  String: ["maxLength", "minLength", "pattern"],
 };
 const REQUIRED_MEMBERS: Record<ParameterKind, string[]> = {
   Int: ["minimum", "maximum"],
@@ -104,6 +114,7 @@ const REQUIRED_MEMBERS: Record<ParameterKind, string[]> = {
   Bool: [],
   Enum: ["enum"],
   Color: [],
+  String: ["maxLength"],
 };
 const MAX_DESCRIPTION = 2000;
 const MAX_CHOICES = 256;
@@ -182,7 +193,7 @@ function descriptor(name: string, input: unknown): ParameterDescriptor {
   }
   const kind = input.kind;
   if (typeof kind !== "string" || !Object.hasOwn(JSON_TYPE, kind)) {
-    schemaError("bad_choice", `${base}/kind`, "kind is Int, Float, Bool, Enum or Color");
+    schemaError("bad_choice", `${base}/kind`, "kind is Int, Float, Bool, Enum, Color or String");
   }
   const k = kind as ParameterKind;
   for (const key of Object.keys(input)) {
@@ -237,6 +248,18 @@ function descriptor(name: string, input: unknown): ParameterDescriptor {
         }
       });
     }
+  } else if (k === "String") {
+    const most = DEFAULT_DAG_LIMITS.maxStringLength;
+    out.maxLength = count(input.maxLength, `${base}/maxLength`, 1, most);
+    if (Object.hasOwn(input, "minLength")) {
+      out.minLength = count(input.minLength, `${base}/minLength`, 0, out.maxLength);
+    }
+    if (Object.hasOwn(input, "pattern")) {
+      const pattern = text(input.pattern, `${base}/pattern`, 1000, 1);
+      const parsed = parseStringPattern(pattern);
+      if ("error" in parsed) schemaError("bad_choice", `${base}/pattern`, parsed.error);
+      out.pattern = pattern;
+    }
   }
   try {
     out.default = validateParameterValue(out, input.default);
@@ -261,6 +284,14 @@ function bound(value: unknown, pointer: string, kind: ParameterKind): number {
   if (kind === "Int" && !Number.isInteger(value)) {
     schemaError("not_an_integer", pointer, "an Int's bounds and step are integers");
   }
+  return value;
+}
+
+/** An integer from `min` to `max` (a String's lengths). */
+function count(value: unknown, pointer: string, min: number, max: number): number {
+  if (typeof value !== "number") schemaError("type_mismatch", pointer, "expected an integer");
+  if (!Number.isInteger(value)) schemaError("not_an_integer", pointer, "expected an integer");
+  if (value < min || value > max) schemaError("out_of_range", pointer, `expected ${min}–${max}`);
   return value;
 }
 
@@ -345,7 +376,33 @@ export function validateParameterValue(
         valueError("bad_color", pointer, `${name} is a lowercase #rrggbb color`);
       }
       return value as string;
+    case "String":
+      return checkString(param, value as string, pointer);
   }
+}
+
+/** A String value: its length in characters, then each character against the pattern. */
+function checkString(param: ParameterDescriptor, value: string, pointer: string): string {
+  const name = param.name;
+  const length = codePointLength(value);
+  if (length > param.maxLength! || value.length > DEFAULT_DAG_LIMITS.maxStringLength) {
+    valueError("string_too_long", pointer, `${name} is at most ${param.maxLength} characters`);
+  }
+  if (length < (param.minLength ?? 0)) {
+    valueError("bad_length", pointer, `${name} is at least ${param.minLength} characters`);
+  }
+  if (param.pattern !== undefined) {
+    const parsed = parseStringPattern(param.pattern);
+    const bad = "ranges" in parsed ? firstDisallowed(value, parsed.ranges) : undefined;
+    if ("error" in parsed || bad !== undefined) {
+      valueError(
+        "unsupported_character",
+        pointer,
+        `${name} may not contain ${JSON.stringify(bad ?? "")} (allowed: ${param.pattern})`,
+      );
+    }
+  }
+  return value;
 }
 
 /**

@@ -1,22 +1,22 @@
 /** The evaluated result of a DAG: parts that reference meshes by hash (docs/api.md, render). */
 
 /**
- * A mesh as sent to clients (lib/kernel/mesh_encoding.ts): quantized positions and delta-coded
- * indices, both base64. Coordinate k of a vertex decodes as `min[k] + q · scale[k]`, within
- * `scale[k] / 2` (half a step, `extent / 131070`) of the kernel's value.
+ * A mesh as sent to clients in the JSON form (lib/kernel/mesh_encoding.ts, docs/api.md):
+ * meshoptimizer-coded vertex and index buffers, base64. Coordinate k of a vertex decodes as
+ * `min[k] + q · scale[k]`, within `scale[k] / 2` (half a step, `extent / 131070`) of the kernel's
+ * value.
  */
 export interface EncodedMesh {
-  /** Uint16 q per coordinate (x, y, z per vertex), little-endian, base64. */
-  positions: string;
+  vertexCount: number;
+  triangleCount: number;
   /** The mesh's bounding-box minimum per axis (what q = 0 means). */
   min: [number, number, number];
   /** The step per axis, `(max − min) / 65535` (0 on a flat axis). */
   scale: [number, number, number];
-  /** Zigzag LEB128 varints of the differences of consecutive vertex indices (the first from 0),
-   * three indices per triangle, base64. */
+  /** meshopt vertex codec (v1) of Uint16 x, y, z, 0 per vertex (8 bytes), base64. */
+  vertices: string;
+  /** meshopt index codec of the triangle list (32-bit indices), base64. */
   indices: string;
-  vertexCount: number;
-  triangleCount: number;
 }
 
 /** One part of the assembly. */

@@ -44,6 +44,11 @@ export const ERROR_CODES = {
   project_mismatch: { status: 403, title: "The request names a project the token is not for" },
   budget_exhausted: { status: 429, title: "The token's render budget is spent" },
   quota_exceeded: { status: 429, title: "The key's daily or monthly render quota is spent" },
+  invalid_idempotency_key: { status: 400, title: "The Idempotency-Key header is malformed" },
+  idempotency_key_reused: {
+    status: 422,
+    title: "The Idempotency-Key was already used for a different render",
+  },
   // Rendering
   unknown_kernel: { status: 404, title: "No such kernel" },
   unknown_project_version: { status: 404, title: "No such project or version" },
@@ -53,6 +58,18 @@ export const ERROR_CODES = {
   render_failed: { status: 422, title: "The geometry could not be evaluated" },
   kernel_busy: { status: 503, title: "The render service is at capacity" },
   render_timeout: { status: 503, title: "The render took longer than its deadline" },
+  // Exports and the order hand-off (docs/exports.md)
+  unknown_export_format: { status: 400, title: "No such export format" },
+  export_format_not_allowed: {
+    status: 403,
+    title: "The key does not allow this export format in this flow",
+  },
+  ar_ticket_unknown: { status: 404, title: "The AR link is unknown or has expired" },
+  invalid_configuration: { status: 422, title: "The signed configuration does not verify" },
+  configuration_not_owned: {
+    status: 403,
+    title: "The signed configuration belongs to another partner or project",
+  },
   // Operator input (CLI, settings)
   invalid_origin: { status: 422, title: "An allowed origin is not a valid origin" },
   unknown_partner: { status: 404, title: "No such partner" },

@@ -8,6 +8,8 @@ import { AppError } from "../http/problem.ts";
 import { validateParameterSchema } from "../dag/parameter_schema.ts";
 import type { Dag } from "../dag/dag_types.ts";
 import { getProjectVersion } from "../store/project_versions.ts";
+import { getSdkKey } from "../store/sdk_keys.ts";
+import { exportFormatsOf } from "../dag/export_format.ts";
 import type { SessionClaims } from "../token/claims.ts";
 import { TokenError } from "../token/errors.ts";
 import { verifyToken } from "../token/verify.ts";
@@ -31,6 +33,8 @@ export interface ConfigurationDeps {
   /** Revocation check when this process has one (ROLE=all). */
   isRevoked?: (claims: SessionClaims) => Promise<boolean>;
   clock: () => number;
+  /** The order hand-off URL (`<hub>/api/v1/production-files`) signed into each configuration. */
+  productionUrl?: string;
 }
 
 /**
@@ -102,5 +106,11 @@ export async function signConfigurationRequest(
     token: claims,
     signingKey: deps.keyring.signingKey(),
     now: deps.clock(),
+    production: deps.productionUrl
+      ? {
+        url: deps.productionUrl,
+        formats: exportFormatsOf(await getSdkKey(deps.kv, claims.client_id)).server,
+      }
+      : undefined,
   });
 }

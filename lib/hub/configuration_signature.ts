@@ -8,6 +8,11 @@
  * or posts it to `/sdk/v1/configurations/verify`. The hub signs only values that are valid for the
  * project version (it substitutes them into the template itself and hashes the result), so the
  * `dagHash` is the hub's, never the browser's.
+ *
+ * The order hand-off (docs/exports.md): `production` tells the partner's backend where to fetch
+ * the production file of exactly this configuration with its secret (`POST production.url` with
+ * `{ configuration, format }`) and which formats its key allows the server flow; the signature's
+ * `exp` bounds how long that works.
  */
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify, SignJWT } from "jose";
 import { AppError } from "../http/problem.ts";
@@ -16,6 +21,7 @@ import { DagError } from "../dag/dag_errors.ts";
 import type { Dag } from "../dag/dag_types.ts";
 import type { ParameterSchema } from "../dag/parameter_schema.ts";
 import { substitute } from "../dag/substitute.ts";
+import type { ExportFormat } from "../dag/export_format.ts";
 
 /** The JWS `typ` of a signed configuration. */
 export const CONFIGURATION_TYP = "cad-configuration+jwt";
@@ -37,8 +43,18 @@ export interface ConfigurationClaims {
   values: Record<string, unknown>;
   /** SHA-256 of the canonical finished DAG: the same hash the render service keys its cache on. */
   dagHash: string;
+  /** Where and in which formats the partner's backend fetches this configuration's file. */
+  production?: ProductionHandOff;
   iat: number;
   exp: number;
+}
+
+/** The order hand-off part of a signed configuration (docs/exports.md, Order hand-off). */
+export interface ProductionHandOff {
+  /** `POST` here with `Authorization: Bearer sdk_<keyId>_<secret>` and `{ configuration, format }`. */
+  url: string;
+  /** The formats the key allows its server flow (its secret) when the configuration was signed. */
+  formats: ExportFormat[];
 }
 
 /** What signing needs: the project version's documents, the token's claims, a key and a clock. */
@@ -52,6 +68,8 @@ export interface SignConfigurationInput {
   signingKey: { kid: string; privateKey: CryptoKey };
   /** Milliseconds since the epoch. */
   now: number;
+  /** The order hand-off to sign in (absent: none). */
+  production?: ProductionHandOff;
 }
 
 /**
@@ -96,6 +114,7 @@ export async function signConfiguration(
     version: input.version,
     values,
     dagHash: await dagHash(dag),
+    ...(input.production ? { production: input.production } : {}),
     iat,
     exp: iat + CONFIGURATION_TTL_SECONDS,
   };

@@ -8,6 +8,7 @@
  */
 import type { Logger } from "../ops/logger.ts";
 import type { RedisClient } from "../redis/client.ts";
+import { scanKeys } from "../redis/scan.ts";
 import type { SdkKeyRecord } from "../store/sdk_keys.ts";
 import {
   keyRevocation,
@@ -72,7 +73,7 @@ async function scanRedis(
 ): Promise<void> {
   for (const kind of ["key", "jti"] as const) {
     const match = `${prefix}revoked:${kind}:*`;
-    for await (const batch of redis.scanIterator({ MATCH: match, COUNT: 500 })) {
+    for await (const batch of scanKeys(redis, match)) {
       for (const name of batch) {
         const id = name.slice(match.length - 1);
         if (kind === "key") {

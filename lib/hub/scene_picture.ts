@@ -11,7 +11,7 @@
  * averaged down for smooth edges. Cost is one pass over the triangles plus the pixels they cover.
  */
 import type { Scene } from "../dag/scene.ts";
-import { decodeMesh } from "../client/mesh_decode.ts";
+import { decodeMesh, meshDecoderReady } from "../client/mesh_decode.ts";
 import { encodePng } from "./png_encode.ts";
 
 /** Size of a picture. */
@@ -65,6 +65,7 @@ export async function drawScenePicture(
   const depth = new Float32Array(w * h).fill(-Infinity);
   const color = new Float32Array(w * h * 3);
   const frame = framing(scene, w, h);
+  await meshDecoderReady();
   const meshes = new Map<string, ReturnType<typeof decodeMesh>>();
   for (const part of scene.parts) {
     const encoded = scene.meshes[part.mesh];

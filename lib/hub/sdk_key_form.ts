@@ -2,10 +2,12 @@
  * The settings form of a key, as submitted: origins one per line, projects as checkboxes, TTLs in
  * minutes, an optional budget, the mint rate limits (per key, and per client IP in the browser
  * flow: mints per window of seconds) and the render quotas per UTC day and month (blank =
- * unlimited). Turns it into the lifecycle's input (lib/hub/sdk_keys.ts validates).
+ * unlimited), and the export formats each flow may download (checkboxes per flow, docs/exports.md).
+ * Turns it into the lifecycle's input (lib/hub/sdk_keys.ts validates).
  */
 import { AppError } from "../http/problem.ts";
 import type { CreateSdkKeyInput, SdkKeyView } from "./sdk_keys.ts";
+import type { ExportFormat } from "../dag/export_format.ts";
 
 /** The form's raw values (what a re-shown form is filled with). */
 export interface SdkKeyFormValues {
@@ -27,6 +29,11 @@ export interface SdkKeyFormValues {
   quotaDay: string;
   /** Renders per UTC month; blank = unlimited. */
   quotaMonth: string;
+  /**
+   * The checked export formats per flow; undefined when the form had no export fieldset (a new
+   * key then gets the defaults, an edited key keeps its formats).
+   */
+  exportFormats?: { browser: string[]; server: string[] };
 }
 
 /** The form values that show an existing key. */
@@ -44,6 +51,10 @@ export function formValuesOf(key: SdkKeyView): SdkKeyFormValues {
     ipSeconds: String(key.clientIpRateLimit.durationSeconds),
     quotaDay: key.renderQuota.day === null ? "" : String(key.renderQuota.day),
     quotaMonth: key.renderQuota.month === null ? "" : String(key.renderQuota.month),
+    exportFormats: {
+      browser: [...key.exportFormats.browser],
+      server: [...key.exportFormats.server],
+    },
   };
 }
 
@@ -85,6 +96,15 @@ export function keyInputFromForm(partnerId: string, v: SdkKeyFormValues): Create
       day: quota("render quota per day", v.quotaDay),
       month: quota("render quota per month", v.quotaMonth),
     },
+    // Checked against the known formats by checkKeySettings (validation_failed otherwise).
+    ...(v.exportFormats
+      ? {
+        exportFormats: {
+          browser: v.exportFormats.browser as ExportFormat[],
+          server: v.exportFormats.server as ExportFormat[],
+        },
+      }
+      : {}),
   };
 }
 

@@ -22,6 +22,13 @@ import { generatePartnerKey, secretForKeyId, secretMatches } from "./partner_key
 import { DEFAULT_RATE_LIMIT, RATE_LIMIT_BOUNDS, type RateLimitPolicy } from "./rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "./client_ip_limit.ts";
 import { RENDER_QUOTA_MAX } from "../render/render_quota.ts";
+import {
+  DEFAULT_EXPORT_FORMATS,
+  EXPORT_FORMATS,
+  exportFormatsOf,
+  isExportFormat,
+  type KeyExportFormats,
+} from "../dag/export_format.ts";
 
 /** Token lifetime bounds in seconds (spec 8: defaults 30 min and 2 h; hard cap 12 h). */
 export const TTL_BOUNDS = {
@@ -45,6 +52,8 @@ export interface CreateSdkKeyInput {
   clientIpRateLimit?: RateLimitPolicy;
   /** Renders per UTC day and month; default unlimited. */
   renderQuota?: RenderQuota;
+  /** Export formats per flow; default `DEFAULT_EXPORT_FORMATS` (browser GLB, server all). */
+  exportFormats?: KeyExportFormats;
 }
 
 /** A key as shown to its owner: everything but secrets and digests. */
@@ -60,6 +69,7 @@ export interface SdkKeyView {
   rateLimit: RateLimitPolicy;
   clientIpRateLimit: RateLimitPolicy;
   renderQuota: RenderQuota;
+  exportFormats: KeyExportFormats;
   createdAt: number;
   updatedAt: number;
   revoked: boolean;
@@ -81,6 +91,7 @@ export function viewSdkKey(record: SdkKeyRecord): SdkKeyView {
     // Records made before these settings existed read as the defaults.
     clientIpRateLimit: record.clientIpRateLimit ?? DEFAULT_CLIENT_IP_RATE_LIMIT,
     renderQuota: record.renderQuota ?? UNLIMITED_RENDER_QUOTA,
+    exportFormats: exportFormatsOf(record),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     revoked: record.revokedAt !== null,
@@ -123,6 +134,7 @@ export async function createSdkKey(
     rateLimit: { points: rateLimit.points, durationSeconds: rateLimit.durationSeconds },
     clientIpRateLimit: settings.clientIpRateLimit,
     renderQuota: settings.renderQuota,
+    exportFormats: settings.exportFormats,
     createdAt: now,
     updatedAt: now,
     revokedAt: null,
@@ -230,6 +242,7 @@ export async function checkKeySettings(
     RATE_LIMIT_BOUNDS.maxDuration,
   );
   const renderQuota = checkRenderQuota(input.renderQuota ?? UNLIMITED_RENDER_QUOTA);
+  const exportFormats = checkExportFormats(input.exportFormats ?? DEFAULT_EXPORT_FORMATS);
 
   return {
     label,
@@ -244,7 +257,25 @@ export async function checkKeySettings(
       durationSeconds: clientIpRateLimit.durationSeconds,
     },
     renderQuota,
+    exportFormats,
   };
+}
+
+/**
+ * Validates export formats per flow: each flow a list of known formats (empty: none), returned
+ * without repeats in the canonical order (glb, stl, 3mf).
+ */
+export function checkExportFormats(formats: KeyExportFormats): KeyExportFormats {
+  const one = (flow: string, list: unknown) => {
+    if (!Array.isArray(list) || !list.every(isExportFormat)) {
+      throw new AppError(
+        "validation_failed",
+        `Export formats (${flow}) must be a list of: ${EXPORT_FORMATS.join(", ")}.`,
+      );
+    }
+    return EXPORT_FORMATS.filter((f) => list.includes(f));
+  };
+  return { browser: one("browser", formats?.browser), server: one("server", formats?.server) };
 }
 
 /** Validates a render quota: each period null (unlimited) or 0 to `RENDER_QUOTA_MAX` renders. */
@@ -301,7 +332,11 @@ export async function editSdkKey(
     if (r.revokedAt !== null) {
       throw new AppError("key_revoked", "A revoked key cannot be changed; create a new key.");
     }
-    return { ...r, ...settings, updatedAt: now };
+    // A form or command without export formats keeps the key's own.
+    const exportFormats = input.exportFormats === undefined
+      ? r.exportFormats
+      : settings.exportFormats;
+    return { ...r, ...settings, exportFormats, updatedAt: now };
   });
 }
 

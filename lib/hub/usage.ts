@@ -11,7 +11,8 @@
  * `MAX_FOREIGN_ORIGINS` origins that are not on the key's allowlist are recorded by name; the rest
  * count as `(other)`. Events are summed in memory and written in batches at most
  * `USAGE_FLUSH_MS` later (off the request path); `flush()` writes what is pending. Only events for
- * keys that exist are recorded.
+ * keys that exist are recorded. A kernel node (no KV) counts its renders into Redis instead and the
+ * hub moves them here (lib/render/usage_relay.ts, lib/hub/usage_drain.ts).
  */
 import type { Logger } from "../ops/logger.ts";
 import { RenderQuotas } from "../render/render_quota.ts";
@@ -22,11 +23,10 @@ import {
   RedisRenderQuotaStore,
 } from "../render/render_quota_store.ts";
 import type { RenderQuota } from "../store/sdk_keys.ts";
+import { dayOf, type RenderUsageSink, USAGE_FLUSH_MS } from "../render/usage_sink.ts";
 
 /** Distinct non-allowlisted origins named per key and day; more count as `(other)`. */
 export const MAX_FOREIGN_ORIGINS = 20;
-/** Counts are written to KV at most this long after the event (one batch of atomic sums). */
-export const USAGE_FLUSH_MS = 1000;
 /** Distinct buckets held in memory before a flush is forced. */
 const MAX_PENDING_BUCKETS = 500;
 /** Origin look-ups in flight beyond which new denied-mint events are dropped (see `dropped`). */
@@ -74,7 +74,7 @@ interface PendingBucket {
  * atomic KV sums at most `USAGE_FLUSH_MS` later, so the mint path never waits on a KV write;
  * a crash loses at most that window of counts.
  */
-export class UsageRecorder {
+export class UsageRecorder implements RenderUsageSink {
   readonly #kv: Deno.Kv;
   readonly #clock: () => number;
   readonly #log?: Logger;
@@ -341,17 +341,4 @@ export function usageCsv(keyId: string, rows: UsageRow[]): string {
 export function csvCell(value: string): string {
   const v = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-}
-
-const DAY_MS = 86_400_000;
-// Every count names its UTC day; remember the current one instead of formatting a Date per call.
-let cachedDayStart = NaN;
-let cachedDay = "";
-
-function dayOf(ms: number): string {
-  if (!(ms >= cachedDayStart && ms < cachedDayStart + DAY_MS)) {
-    cachedDayStart = Math.floor(ms / DAY_MS) * DAY_MS;
-    cachedDay = new Date(cachedDayStart).toISOString().slice(0, 10);
-  }
-  return cachedDay;
 }

@@ -9,11 +9,16 @@
  * 4. its expected wait exceeds `maxWaitMs` → `queue_full`.
  *
  * The expected wait is work ahead ÷ workers: the remaining time of the running jobs plus the jobs
- * the fair order (fair_queue.ts) would start before it, each at the moving average of evaluation
+ * the fair order (fair_queue.ts) would start before it, each at the node's average evaluation
  * time; and when its token already runs its share of workers, its own earlier jobs ÷ that share.
  * Averages are kept per token (a flooder's slow renders count against its own jobs' estimates)
- * and for the node. A refusal's `Retry-After` is when the answer would change: the expected wait
- * falling under the bound, or one of the token's (partner's) running jobs ending.
+ * and for the node. The node's is the mean of its last 16 evaluations, not a fast-moving average:
+ * on a shared machine single evaluations take several times the usual now and then, and with a
+ * weight of 0.2 each such one raised every expected wait of a burst by a fifth of it, enough to
+ * refuse its tail while the real wait stayed far under the bound (issue 15). Before any timing it
+ * is a guess (`INITIAL_ESTIMATE_MS`), which the first timing replaces outright. A refusal's
+ * `Retry-After` is when the answer would change: the expected wait falling under the bound, or
+ * one of the token's (partner's) running jobs ending.
  */
 import { EvalError, type EvalErrorReason } from "./eval_errors.ts";
 import type { FairJob, FairQueue, Tenant } from "./fair_queue.ts";
@@ -81,8 +86,10 @@ export interface AdmittedJob extends FairJob {
   startedAt?: number;
 }
 
-/** Weight of the newest timing in the moving averages. */
+/** Weight of the newest timing in a token's moving average. */
 const ALPHA = 0.2;
+/** Evaluations the node's average is the mean of. */
+export const NODE_WINDOW = 16;
 /** Tokens whose average is remembered (least recently timed forgotten first). */
 const MAX_TOKENS = 4096;
 
@@ -100,7 +107,11 @@ export class Admission {
   /** The limits in force. */
   readonly limits: AdmissionLimits;
   readonly #size: number;
-  #average: number;
+  readonly #initialMs: number;
+  /** The node's last `NODE_WINDOW` timings (a ring), and their sum. */
+  readonly #window: number[] = [];
+  #next = 0;
+  #sum = 0;
   /** A bounded cache: insertion order is recency. */
   readonly #tokens = new Map<string, number>();
 
@@ -108,23 +119,31 @@ export class Admission {
   constructor(size: number, limits: AdmissionLimits, initialEstimateMs = INITIAL_ESTIMATE_MS) {
     this.#size = size;
     this.limits = limits;
-    this.#average = initialEstimateMs;
+    this.#initialMs = initialEstimateMs;
   }
 
   /** The expected evaluation time of a job of `tenant` (its token's average, else the node's). */
   estimate(tenant: Tenant): number {
-    return this.#tokens.get(tenant.token) ?? this.#average;
+    return this.#tokens.get(tenant.token) ?? this.averageMs;
   }
 
-  /** The node's moving average of evaluation time (ms). */
+  /** The node's average evaluation time (ms): the mean of its last 16, the guess before any. */
   get averageMs(): number {
-    return this.#average;
+    const n = this.#window.length;
+    return n === 0 ? this.#initialMs : this.#sum / n;
   }
 
   /** Records how long a job of `tenant` held its worker. */
   observe(tenant: Tenant, ms: number): void {
     if (!(ms >= 0)) return;
-    this.#average += ALPHA * (ms - this.#average);
+    if (this.#window.length < NODE_WINDOW) this.#window.push(ms);
+    else {
+      this.#sum -= this.#window[this.#next];
+      this.#window[this.#next] = ms;
+      this.#next = (this.#next + 1) % NODE_WINDOW;
+    }
+    // Summed afresh once per turn of the ring, so rounding cannot drift over a long uptime.
+    this.#sum = this.#next === 0 ? this.#window.reduce((a, b) => a + b, 0) : this.#sum + ms;
     const before = this.#tokens.get(tenant.token);
     this.#tokens.delete(tenant.token);
     this.#tokens.set(tenant.token, before === undefined ? ms : before + ALPHA * (ms - before));
@@ -159,7 +178,7 @@ export class Admission {
       throw this.#refuse(
         "queue_full",
         "Every render worker is busy and the queue is full.",
-        soonestEnd(queue.running, now) ?? this.#average,
+        soonestEnd(queue.running, now) ?? this.averageMs,
       );
     }
     const wait = this.expectedWait(queue, tenant, now);
@@ -184,7 +203,7 @@ export class Admission {
     if (ahead < free && !tokenBound) return 0;
     let running = 0;
     for (const job of queue.running) running += remaining(job, now);
-    const all = (running + ahead * this.#average) / this.#size;
+    const all = (running + ahead * this.averageMs) / this.#size;
     if (!tokenBound) return all;
     let own = 0;
     for (const job of queue.runningOf(tenant, "token")) own += remaining(job, now);

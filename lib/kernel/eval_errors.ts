@@ -30,7 +30,9 @@ export const EVAL_ERROR_REASONS = [
   "output_not_assembly", // `output` does not name an assembly
   "not_an_integer", // a computed count, segments or divisions is not an integer
   "bad_color", // a computed part color is not `#rrggbb`
-  "string_too_long", // a computed part name is longer than the limit
+  "string_too_long", // a computed part name (or text) is longer than the limit
+  "unsupported_character", // computed text has a character the text font does not draw
+  "too_many_vertices", // a text's flattened outlines exceed the vertex limit
   "duplicate_part_name", // two parts of the assembly compute the same name
   "out_of_range", // computed segments, a repeat count or divisions outside their limit
   "too_many_instances", // a part (or merged instances) would place more than the limit

@@ -16,6 +16,8 @@ const EVAL_LIMIT_NAMES = [
   "maxInstancesPerPart",
   "maxAbsNumber",
   "maxStringLength",
+  "maxTextCharacters",
+  "maxTextVertices",
 ] as const satisfies readonly (keyof DagLimits)[];
 
 /** The limits evaluation enforces; each means what it means in `DagLimits`. */

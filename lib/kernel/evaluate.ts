@@ -24,7 +24,7 @@ import { effectiveValues } from "./effective_values.ts";
 import { EvalError } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { getManifoldRuntime, type ManifoldRuntime } from "./manifold_runtime.ts";
-import { encodeMesh, meshHash } from "./mesh_encoding.ts";
+import { encodeMesh, meshEncoderReady, meshHash, reorderForWire } from "./mesh_encoding.ts";
 import type { AssemblyValue } from "./ops/values.ts";
 import { applyToPoint, linearDeterminant, type Mat4, type Vec3 } from "./transforms.ts";
 
@@ -54,7 +54,10 @@ export async function evaluateDag(
   return (await evaluateDagExact(dag, runtime, limits, options)).scene;
 }
 
-/** A mesh as the kernel made it, before the lossy wire encoding (positions are quantized). */
+/**
+ * A mesh as the kernel holds it (in meshopt's vertex and triangle order), before the lossy wire
+ * encoding (positions are quantized).
+ */
 export interface ExactMesh {
   /** Float32 x, y, z per vertex. */
   positions: Float32Array;
@@ -79,6 +82,7 @@ export async function evaluateDagExact(
   options: EvaluateDagOptions = {},
 ): Promise<{ scene: Scene; exact: Map<string, ExactMesh> }> {
   const rt = runtime ?? await getManifoldRuntime();
+  await meshEncoderReady();
   const evaluation = new DagWalk(dag, rt, limits, options.signal);
   let extracted: ExtractedPart[];
   try {
@@ -133,7 +137,9 @@ function extractParts(assembly: AssemblyValue, limits: EvalLimits): ExtractedPar
           positions[v * 3 + k] = raw.vertProperties[v * raw.numProp + k] + 0;
         }
       }
-      mesh = { positions, indices: new Uint32Array(raw.triVerts), volume: part.m.volume() };
+      // In meshopt's order before anything is hashed: the hash names the geometry as sent.
+      const wire = reorderForWire(positions, new Uint32Array(raw.triVerts));
+      mesh = { positions: wire.positions, indices: wire.indices, volume: part.m.volume() };
       meshes.set(part.m, mesh);
     }
     return { name: part.name, color: part.color, transforms: part.transforms, mesh };

@@ -21,15 +21,16 @@ export const DAG_FORMAT = 1;
  * The revision of this kernel's evaluation rules; bump when the output for a DAG changes.
  * 2: meshes travel quantized (Uint16 positions, zigzag-delta varint indices).
  * 3: scenes report the parameters the DAG limited (`scene.effective`).
+ * 4: meshes in meshoptimizer's order (hashes change) and coded by its vertex and index codecs.
  */
-export const EVAL_REVISION = 3;
+export const EVAL_REVISION = 4;
 
 /**
  * The version string used in cache keys and the render response's `kernelVersion`.
  *
  * @example
  * ```ts
- * KERNEL_VERSION; // "manifold-3d@3.5.4+dag1+eval2"
+ * KERNEL_VERSION; // "manifold-3d@3.5.4+dag1+eval4"
  * ```
  */
 export const KERNEL_VERSION =

@@ -8,7 +8,8 @@
  * abort, an out-of-memory, a bug): the module may be corrupt, so the pool replaces this worker.
  */
 import { toWireError } from "./eval_errors.ts";
-import { evaluateDag } from "./evaluate.ts";
+import { evaluateDag, evaluateDagExact } from "./evaluate.ts";
+import { buildExportFile } from "./export/export_file.ts";
 import { getManifoldRuntime } from "./manifold_runtime.ts";
 import type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 
@@ -17,7 +18,7 @@ export type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 /** The dedicated-worker global scope, as much of it as this module uses. */
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;
-  postMessage(message: WorkerReply): void;
+  postMessage(message: WorkerReply, transfer?: Transferable[]): void;
 }
 
 const scope = globalThis as unknown as WorkerScope;
@@ -28,6 +29,14 @@ async function start(): Promise<void> {
   scope.onmessage = async (event) => {
     const { id, dag, limits } = event.data;
     try {
+      const wanted = event.data.export;
+      if (wanted) {
+        const { scene, exact } = await evaluateDagExact(dag, runtime, limits);
+        const model = { title: wanted.title, parts: scene.parts, meshes: exact };
+        const bytes = buildExportFile(wanted.format, model);
+        scope.postMessage({ type: "file", id, bytes }, [bytes.buffer]);
+        return;
+      }
       const scene = await evaluateDag(dag, runtime, limits);
       scope.postMessage({ type: "result", id, scene });
     } catch (err) {

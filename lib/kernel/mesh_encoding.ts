@@ -1,21 +1,31 @@
 /**
  * Mesh bytes on the wire (the render response, `EncodedMesh` in scene.ts) and the mesh hash
- * clients use to skip geometry they already hold.
+ * clients use to skip geometry they already hold. The codec is meshoptimizer's (the one behind
+ * glTF's `KHR_meshopt_compression`), decoded in browsers by its own decoder
+ * (`lib/client/mesh_decode.ts`):
  *
+ * - order: `reorderMesh` (vertex cache then vertex fetch order, tuned for size) runs in the kernel
+ *   before hashing (`reorderForWire`), and each triangle starts at the corner the index codec
+ *   decodes it from, so the hash names exactly the geometry the kernel holds and clients decode;
  * - positions: per mesh and axis, Uint16 quantization over the mesh's bounding box (`min`,
  *   `scale`; a client decodes `p = min + q · scale`, within half a step, `extent / 131070`, of
- *   the kernel's Float32 value), little-endian, base64;
- * - indices: zigzag-mapped differences of consecutive indices as LEB128 varints, base64.
+ *   the kernel's Float32 value), padded to 8 bytes per vertex (x, y, z, 0) as the vertex codec
+ *   wants a multiple of 4, then meshopt's vertex codec (version 1, level 2: the fewest bytes
+ *   after compression over the examples, bench/render_bytes_bench.ts);
+ * - indices: meshopt's index codec for triangle lists, 32-bit indices.
  *
  * The hash is over the exact geometry (Float32 positions then Uint32 indices, little-endian), not
  * the wire bytes: it names the geometry, whatever the encoding. Byte order is fixed to
  * little-endian whatever the host, so a hash and a payload mean the same on every machine.
  *
- * Runs in browsers and workers too: only web APIs here.
+ * The meshopt encoder is WebAssembly: `await meshEncoderReady()` once before the sync functions.
+ * Runs in workers too: only web APIs here.
  */
 
 import type { EncodedMesh } from "../dag/scene.ts";
 import { sha256HexOf } from "../dag/sha256.ts";
+import { MeshoptEncoder } from "meshoptimizer/encoder";
+import { MeshoptDecoder } from "meshoptimizer/decoder";
 
 /** Whether this host stores numbers little-endian (typed arrays use the host's order). */
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -134,47 +144,157 @@ export function quantizePositions(positions: Float32Array): {
   return { q, min, scale };
 }
 
+/** meshopt vertex codec version (1: `KHR_meshopt_compression`'s, smaller than 0). */
+export const VERTEX_CODEC_VERSION = 1;
+/** meshopt vertex codec level (0–3; 2 gave the fewest compressed bytes over the examples). */
+export const VERTEX_CODEC_LEVEL = 2;
+/** Bytes per vertex handed to the vertex codec: Uint16 x, y, z and a zero pad. */
+export const VERTEX_STRIDE = 8;
+
+let encoderReady = false;
+
 /**
- * Indices as LEB128 varints of the zigzag-mapped differences between consecutive indices (the
- * first from 0): neighbouring triangles share nearby vertices, so most take one or two bytes
- * instead of four. Any Uint32 value round-trips (a difference needs at most 33 bits, 5 bytes).
+ * Resolves when meshopt's encoder (WebAssembly) is compiled; the sync functions below need it.
  *
  * @example
  * ```ts
- * [...encodeIndexDeltas(new Uint32Array([0, 1, 2, 1]))]; // [0, 2, 2, 1]
+ * await meshEncoderReady();
+ * const mesh = encodeMesh(positions, indices);
  * ```
  */
-export function encodeIndexDeltas(indices: Uint32Array): Uint8Array {
-  const out = new Uint8Array(indices.length * 5);
-  let n = 0;
-  let previous = 0;
-  for (let i = 0; i < indices.length; i++) {
-    const delta = indices[i] - previous;
-    previous = indices[i];
-    // Plain arithmetic, not bit operations: deltas span ±(2³² − 1).
-    let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
-    while (z >= 0x80) {
-      out[n++] = (z % 0x80) | 0x80;
-      z = Math.floor(z / 0x80);
-    }
-    out[n++] = z;
-  }
-  return out.slice(0, n);
+export async function meshEncoderReady(): Promise<void> {
+  await Promise.all([MeshoptEncoder.ready, MeshoptDecoder.ready]);
+  encoderReady = true;
+}
+
+function encoder(): typeof MeshoptEncoder {
+  if (!encoderReady) throw new Error("await meshEncoderReady() before encoding meshes");
+  return MeshoptEncoder;
 }
 
 /**
- * The wire form of a triangle mesh (positions x, y, z per vertex; three indices per triangle):
- * Uint16-quantized positions (little-endian, base64) with their `min` and `scale`, and
- * zigzag-delta varint indices (base64). Decoded by `lib/client/mesh_decode.ts`.
+ * The mesh in meshopt's order for transmission: triangles reordered for the vertex cache (tuned
+ * for size) and vertices in first-use order; vertices no triangle uses are dropped. The geometry is
+ * the same set of triangles; hash the result, not the input.
+ *
+ * @example
+ * ```ts
+ * const wire = reorderForWire(positions, indices);
+ * const hash = await meshHash(wire.positions, wire.indices);
+ * ```
+ */
+export function reorderForWire(
+  positions: Float32Array,
+  indices: Uint32Array,
+): { positions: Float32Array; indices: Uint32Array } {
+  if (indices.length === 0) return { positions: new Float32Array(), indices: new Uint32Array() };
+  const vertexCount = positions.length / 3;
+  for (let i = 0; i < indices.length; i++) {
+    if (indices[i] >= vertexCount) {
+      throw new RangeError(`index ${i} is ${indices[i]}, beyond ${vertexCount} vertices`);
+    }
+  }
+  const codec = encoder();
+  const reordered = new Uint32Array(indices);
+  const [remap, unique] = codec.reorderMesh(reordered, true, true);
+  // The index codec may start a triangle at another corner (same winding): hold the triangles as
+  // they decode, so the client's indices are exactly these and the hash names them.
+  const coded = codec.encodeIndexBuffer(littleEndianBytes(reordered), reordered.length, 4);
+  const rotated = new Uint8Array(reordered.length * 4);
+  MeshoptDecoder.decodeIndexBuffer(rotated, reordered.length, 4, coded);
+  const view = new DataView(rotated.buffer);
+  for (let i = 0; i < reordered.length; i++) reordered[i] = view.getUint32(i * 4, true);
+  const out = new Float32Array(unique * 3);
+  for (let v = 0; v < vertexCount; v++) {
+    const to = remap[v];
+    if (to === 0xffffffff) continue;
+    out[to * 3] = positions[v * 3];
+    out[to * 3 + 1] = positions[v * 3 + 1];
+    out[to * 3 + 2] = positions[v * 3 + 2];
+  }
+  return { positions: out, indices: reordered };
+}
+
+/**
+ * The meshopt-coded bytes of a triangle mesh (positions x, y, z per vertex; three indices per
+ * triangle) with the quantization that decodes them: the vertex buffer of Uint16 x, y, z, 0 per
+ * vertex and the index buffer. Call it on `reorderForWire`'s output (any order encodes; that one
+ * encodes smallest).
+ *
+ * @example
+ * ```ts
+ * const { vertices, indices, min, scale } = encodeMeshBytes(positions, triangles);
+ * ```
+ */
+export function encodeMeshBytes(positions: Float32Array, indices: Uint32Array): {
+  vertices: Uint8Array;
+  indices: Uint8Array;
+  min: [number, number, number];
+  scale: [number, number, number];
+  vertexCount: number;
+  triangleCount: number;
+} {
+  const codec = encoder();
+  const vertexCount = positions.length / 3;
+  const { q, min, scale } = quantizePositions(positions);
+  const padded = new Uint16Array(vertexCount * 4);
+  for (let v = 0; v < vertexCount; v++) {
+    padded[v * 4] = q[v * 3];
+    padded[v * 4 + 1] = q[v * 3 + 1];
+    padded[v * 4 + 2] = q[v * 3 + 2];
+  }
+  const vertices = codec.encodeVertexBufferLevel(
+    littleEndianBytes(padded),
+    vertexCount,
+    VERTEX_STRIDE,
+    VERTEX_CODEC_LEVEL,
+    VERTEX_CODEC_VERSION,
+  );
+  const coded = codec.encodeIndexBuffer(littleEndianBytes(indices), indices.length, 4);
+  return { vertices, indices: coded, min, scale, vertexCount, triangleCount: indices.length / 3 };
+}
+
+/**
+ * The JSON wire form of a triangle mesh: `encodeMeshBytes` with both buffers in base64.
+ * Decoded by `lib/client/mesh_decode.ts`.
+ *
+ * @example
+ * ```ts
+ * const mesh = encodeMesh(positions, indices); // { vertexCount, triangleCount, min, scale, vertices, indices }
+ * ```
  */
 export function encodeMesh(positions: Float32Array, indices: Uint32Array): EncodedMesh {
-  const { q, min, scale } = quantizePositions(positions);
+  const bytes = encodeMeshBytes(positions, indices);
   return {
-    positions: bytesToBase64(littleEndianBytes(q)),
-    min,
-    scale,
-    indices: bytesToBase64(encodeIndexDeltas(indices)),
-    vertexCount: positions.length / 3,
-    triangleCount: indices.length / 3,
+    vertexCount: bytes.vertexCount,
+    triangleCount: bytes.triangleCount,
+    min: bytes.min,
+    scale: bytes.scale,
+    vertices: bytesToBase64(bytes.vertices),
+    indices: bytesToBase64(bytes.indices),
   };
+}
+
+/**
+ * Instance transforms for the binary render response: `values` (`stride` Float64 numbers per
+ * instance: 3 for translations, 16 for matrices) through meshopt's vertex codec, losslessly.
+ *
+ * @example
+ * ```ts
+ * const bytes = encodeInstanceBytes([8, 8, 10, 24, 8, 10], 3); // two translations
+ * ```
+ */
+export function encodeInstanceBytes(values: readonly number[], stride: 3 | 16): Uint8Array {
+  const doubles = Float64Array.from(values);
+  const view = new Uint8Array(doubles.buffer);
+  if (!HOST_IS_LITTLE_ENDIAN) {
+    for (let i = 0; i < view.length; i += 8) view.subarray(i, i + 8).reverse();
+  }
+  return encoder().encodeVertexBufferLevel(
+    view,
+    values.length / stride,
+    stride * 8,
+    VERTEX_CODEC_LEVEL,
+    VERTEX_CODEC_VERSION,
+  );
 }

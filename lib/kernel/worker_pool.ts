@@ -24,6 +24,7 @@ import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { FairQueue, type Tenant } from "./fair_queue.ts";
 import type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 import type { Scene } from "../dag/scene.ts";
+import type { ExportFormat } from "../dag/export_format.ts";
 
 /** Options of a WorkerPool. */
 export interface WorkerPoolOptions {
@@ -78,7 +79,8 @@ interface Job extends AdmittedJob {
   deadlineMs: number;
   signal?: AbortSignal;
   limits: EvalLimits;
-  resolve(scene: Scene): void;
+  export?: WorkerJob["export"];
+  resolve(result: Scene | Uint8Array): void;
   reject(err: unknown): void;
   timer?: ReturnType<typeof setTimeout>;
   onAbort?: () => void;
@@ -142,6 +144,28 @@ export class WorkerPool {
    * `internal_error` when the worker crashed. Capacity and deadline errors carry `retryAfter`.
    */
   evaluate(dag: Dag, options: PoolEvaluateOptions = {}): Promise<Scene> {
+    return this.#run(dag, options) as Promise<Scene>;
+  }
+
+  /**
+   * Evaluates a validated DAG on a worker and builds its export file there from the exact
+   * geometry (lib/kernel/export/); admitted, queued, timed and rejected exactly as `evaluate`.
+   * `title` names the model inside the file.
+   */
+  exportFile(
+    dag: Dag,
+    format: ExportFormat,
+    title: string,
+    options: PoolEvaluateOptions = {},
+  ): Promise<Uint8Array> {
+    return this.#run(dag, options, { format, title }) as Promise<Uint8Array>;
+  }
+
+  #run(
+    dag: Dag,
+    options: PoolEvaluateOptions,
+    wanted?: WorkerJob["export"],
+  ): Promise<Scene | Uint8Array> {
     if (this.#closed) return Promise.reject(busy("pool_closed", "The render pool is closed.", 1));
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -153,12 +177,13 @@ export class WorkerPool {
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise<Scene>((resolve, reject) => {
+    return new Promise<Scene | Uint8Array>((resolve, reject) => {
       const job: Job = {
         id,
         tenant,
         estimateMs,
         dag,
+        export: wanted,
         deadlineMs: Math.max(1, options.deadlineMs ?? 10_000),
         signal,
         limits: jobLimits(this.#limits, options.limits),
@@ -245,6 +270,7 @@ export class WorkerPool {
     if (!job || job.id !== reply.id) return;
     slot.job = undefined;
     if (reply.type === "result") this.#settle(job, undefined, reply.scene);
+    else if (reply.type === "file") this.#settle(job, undefined, reply.bytes);
     else {
       this.#settle(job, fromWireError(reply.error));
       if (reply.fatal) return this.#replace(slot);
@@ -300,6 +326,7 @@ export class WorkerPool {
       this.#replace(slot);
     }, job.deadlineMs);
     const message: WorkerJob = { id: job.id, dag: job.dag, limits: job.limits };
+    if (job.export) message.export = job.export;
     slot.worker.postMessage(message);
   }
 
@@ -336,7 +363,7 @@ export class WorkerPool {
    * Resolves or rejects a job exactly once, drops its timer and abort listener, takes it out of
    * the fair queue and, if it ran, times it for the admission estimates.
    */
-  #settle(job: Job, error: unknown, scene?: Scene): void {
+  #settle(job: Job, error: unknown, result?: Scene | Uint8Array): void {
     clearTimeout(job.timer);
     job.timer = undefined;
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
@@ -346,7 +373,7 @@ export class WorkerPool {
     }
     const { resolve, reject } = job;
     job.resolve = job.reject = () => {};
-    if (scene) resolve(scene);
+    if (result) resolve(result);
     else reject(error);
   }
 }

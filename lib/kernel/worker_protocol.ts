@@ -5,22 +5,27 @@
  *
  * Protocol: the worker posts `{ type: "ready" }` once manifold-3d is loaded; the pool posts
  * `{ id, dag, limits }`; the worker answers `{ type: "result", id, scene }` or
- * `{ type: "error", id, error, fatal }`.
+ * `{ type: "error", id, error, fatal }`. A job with `export` is answered `{ type: "file", id,
+ * bytes }` instead: the export file built on the worker from the exact geometry (docs/exports.md).
  */
 import type { Dag } from "../dag/dag_types.ts";
 import type { Scene } from "../dag/scene.ts";
 import type { WireError } from "./eval_errors.ts";
 import type { EvalLimits } from "./eval_limits.ts";
+import type { ExportFormat } from "../dag/export_format.ts";
 
 /** A job the pool sends. */
 export interface WorkerJob {
   id: number;
   dag: Dag;
   limits: EvalLimits;
+  /** Build this export file instead of answering with the scene. */
+  export?: { format: ExportFormat; title: string };
 }
 
 /** What the worker posts back. */
 export type WorkerReply =
   | { type: "ready" }
   | { type: "result"; id: number; scene: Scene }
+  | { type: "file"; id: number; bytes: Uint8Array }
   | { type: "error"; id: number; error: WireError; fatal: boolean };

@@ -119,6 +119,21 @@ export class Metrics {
     "kernel_renders_total",
     "Render requests by outcome and cache level.",
   );
+  /** Evaluations this node started, by how it stood with the cross-node lease (render_lease.ts). */
+  readonly renderEvaluations = new Counter(
+    "kernel_render_evaluations_total",
+    "Render evaluations started by this node, by lease (held, takeover, failed, timeout, unavailable, none).",
+  );
+  /** Waits for another node's evaluation of the same scene, by how they ended. */
+  readonly renderLeaseWaits = new Counter(
+    "kernel_render_lease_waits_total",
+    "Waits for another node's evaluation of the same scene, by outcome (scene, takeover, failed, timeout, unavailable).",
+  );
+  /** A kernel node's render usage events lost because Redis did not take them (usage_relay.ts). */
+  readonly usageDropped = new Counter(
+    "kernel_usage_dropped_total",
+    "Render usage events a kernel node dropped because Redis did not take their batch.",
+  );
   /** Request latency by method, route pattern and status. */
   readonly requestDuration = new Histogram(
     "http_request_duration_seconds",
@@ -127,8 +142,13 @@ export class Metrics {
 
   /** The whole registry in Prometheus text format. */
   render(): string {
-    return [this.mints.render(), this.renders.render(), this.requestDuration.render()].join(
-      "\n\n",
-    ) + "\n";
+    return [
+      this.mints.render(),
+      this.renders.render(),
+      this.renderEvaluations.render(),
+      this.renderLeaseWaits.render(),
+      this.usageDropped.render(),
+      this.requestDuration.render(),
+    ].join("\n\n") + "\n";
   }
 }

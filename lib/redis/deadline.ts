@@ -25,6 +25,7 @@ import {
   DisconnectsClientError,
   ErrorReply,
   ReconnectStrategyError,
+  RootNodesUnavailableError,
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
   TimeoutError,
@@ -32,8 +33,8 @@ import {
 import { AppError } from "../http/problem.ts";
 import type { createClient } from "redis";
 
-// client.ts's RedisClient, named from the package so that this file stays below client.ts.
-type RedisClient = ReturnType<typeof createClient>;
+// client.ts's RedisServerClient, named from the package so that this file stays below client.ts.
+type RedisServerClient = ReturnType<typeof createClient>;
 
 /** Redis did not answer in time, or is not connected: fail closed or degrade, never wait. */
 export class RedisUnavailableError extends AppError {
@@ -64,8 +65,8 @@ interface CommandEntryPoints {
 
 const ENTRY_POINTS = ["sendCommand", "_executeMulti", "_executePipeline"] as const;
 
-// How late a deadline timer may fire before the lateness is blamed on this process, not Redis.
-const LATE_TIMER_MS = 20;
+/** How late a deadline timer may fire before the lateness is blamed on this process, not Redis. */
+export const LATE_TIMER_MS = 20;
 
 /**
  * Makes every command of `client` settle within `timeoutMs`: a reply, a Redis error reply, or a
@@ -79,7 +80,7 @@ const LATE_TIMER_MS = 20;
  * ```
  */
 export function enforceDeadlines(
-  client: RedisClient,
+  client: RedisServerClient,
   timeoutMs: number,
   events: DeadlineEvents = {},
 ): void {
@@ -157,7 +158,7 @@ export function enforceDeadlines(
 }
 
 /** Error replies pass through unchanged; connection failures become `RedisUnavailableError`. */
-function unavailable(err: unknown): unknown {
+export function unavailable(err: unknown): unknown {
   if (err instanceof ErrorReply || err instanceof AppError) return err;
   if (!CONNECTION_ERRORS.some((type) => err instanceof type)) return err;
   return new RedisUnavailableError("Redis is not reachable; retry shortly.", err);
@@ -170,6 +171,7 @@ const CONNECTION_ERRORS = [
   ConnectionTimeoutError,
   DisconnectsClientError,
   ReconnectStrategyError,
+  RootNodesUnavailableError,
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
   TimeoutError,

@@ -10,7 +10,10 @@ import { AppError } from "../http/problem.ts";
 import { validate } from "../http/validate.ts";
 import type { CacheLevel } from "../dag/render_response.ts";
 import type { RenderCache } from "./render_cache.ts";
-import type { BudgetStore } from "./budget.ts";
+import type { PreparedBody, RenderForm } from "./render_response_bytes.ts";
+import { negotiateRenderForm } from "./render_form.ts";
+import { negotiateContentCoding } from "../http/content_coding.ts";
+import type { BudgetSpend, BudgetStore } from "./budget.ts";
 import type { RevocationList } from "./revocation_replica.ts";
 import type { SessionClaims } from "../token/claims.ts";
 import { TokenError } from "../token/errors.ts";
@@ -20,6 +23,7 @@ import { CheckedBodies, type CheckedBody, type FreshlyCheckedBody } from "./chec
 import { KERNEL_VERSION } from "../kernel/kernel_version.ts";
 import type { ProjectTemplates } from "./project_templates.ts";
 import { RenderBody } from "./render_request.ts";
+import { parseIdempotencyKey } from "./idempotency_key.ts";
 import type { Scene } from "../dag/scene.ts";
 import { checkInstance } from "../kernel/template_instance.ts";
 import type { Dag } from "../dag/dag_types.ts";
@@ -73,6 +77,15 @@ export interface RenderInput {
   origin: string | null;
   /** The body bytes, already within the size limit. */
   body: Uint8Array;
+  /** The `Accept` header (picks the JSON or binary form), or null. */
+  accept?: string | null;
+  /** The `Accept-Encoding` header (picks brotli, gzip or none), or null. */
+  acceptEncoding?: string | null;
+  /**
+   * The `Idempotency-Key` header as sent, or null: a retry with the same key and DAG does not
+   * spend a second unit (checked after the Origin, lib/render/idempotency_key.ts).
+   */
+  idempotencyKey?: string | null;
 }
 
 /** What the pipeline learned, filled as it goes (the route uses it for CORS even on failure). */
@@ -85,8 +98,9 @@ export interface RenderTrace {
 /** What the route sends: the response body (docs/api.md) and where the scene came from. */
 export interface RenderOutcome {
   cache: CacheLevel;
-  /** The JSON response body, exactly `JSON.stringify` of a `RenderResponse`. */
-  body: string;
+  /** The response body in `form`, compressed in `body.coding` (null: identity). */
+  body: PreparedBody;
+  form: RenderForm;
 }
 
 /**
@@ -109,6 +123,88 @@ export async function renderRequest(
   input: RenderInput,
   trace: RenderTrace,
 ): Promise<RenderOutcome> {
+  let early: ReturnType<NonNullable<RenderDeps["cache"]["prefetch"]>>;
+  const admitted = await admitRender(deps, input, trace, {
+    // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
+    prefetch: (checked) => {
+      early = deps.cache.prefetch?.(checked.cacheKey);
+    },
+  });
+  const { claims, checked, spend } = admitted;
+  let rendered: Awaited<ReturnType<RenderDeps["cache"]["getOrCompute"]>>;
+  try {
+    rendered = await deps.cache.getOrCompute(
+      checked.cacheKey,
+      () => deps.evaluate(admitted.dag(), admitted.limits, admitted.tenant),
+      early,
+    );
+  } catch (err) {
+    await refundUnserved(deps, claims, err, admitted);
+    throw err;
+  }
+  const { scene, cache } = rendered;
+  const form = negotiateRenderForm(input.accept);
+  const response = scene.response(
+    {
+      kernel: input.kernel,
+      kernelVersion: KERNEL_VERSION,
+      project: claims.project,
+      version: checked.version,
+      dagHash: checked.dagHash,
+      cache,
+      remaining: spend.remaining,
+    },
+    checked.have,
+    form,
+    negotiateContentCoding(input.acceptEncoding),
+  );
+  return { cache, body: response, form };
+}
+
+/** A request that passed every check of the pipeline and paid its unit (see `admitRender`). */
+export interface AdmittedRender {
+  claims: SessionClaims;
+  checked: CheckedBody;
+  spend: BudgetSpend;
+  /** The idempotency key the spend was recorded under, or null. */
+  idempotencyKey: string | null;
+  /** The DAG to evaluate (a remembered body is parsed again: its text gives the same DAG). */
+  dag(): Dag;
+  /** Tighter limits for a python-mode DAG, else undefined. */
+  limits?: Partial<DagLimits>;
+  /** Whose evaluation it is, for fair admission to the pool. */
+  tenant: RenderTenant;
+}
+
+/** Steps a caller of `admitRender` adds to the pipeline. */
+export interface AdmitOptions {
+  /**
+   * Runs after the token checks (signature, revocation, origin) and before the body is read or
+   * anything is spent; throws an AppError to refuse (exports: the key's allowed formats).
+   */
+  allow?: (claims: SessionClaims) => Promise<void> | void;
+  /** Called in the same tick as the budget spend (an L2 read that shares its round trip). */
+  prefetch?: (checked: CheckedBody) => void;
+}
+
+/**
+ * The checks and the payment of a render, shared by renders and exports (one code path): kernel,
+ * token signature and claims, revocation, Origin, the caller's own gate, body and template
+ * instance, budget unit, key quota. The caller evaluates, and gives the units back with
+ * `refundUnserved` when the evaluation was not served.
+ *
+ * @example
+ * ```ts
+ * const admitted = await admitRender(deps, input, trace);
+ * const scene = await deps.evaluate(admitted.dag(), admitted.limits, admitted.tenant);
+ * ```
+ */
+export async function admitRender(
+  deps: RenderDeps,
+  input: RenderInput,
+  trace: RenderTrace,
+  options: AdmitOptions = {},
+): Promise<AdmittedRender> {
   if (!(KERNELS as readonly string[]).includes(input.kernel)) {
     throw new AppError(
       "unknown_kernel",
@@ -129,14 +225,18 @@ export async function renderRequest(
         : `The Origin "${input.origin}" does not match this token's origin "${claims.origin}".`,
     );
   }
+  await options.allow?.(claims);
+  const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
   const text = decodeUtf8(input.body);
   const memoKey = text === undefined
     ? undefined
     : CheckedBodies.key(`${claims.partner}/${claims.project}`, text);
   const { checked, dag } = await checkBody(deps, claims, input.body, memoKey);
-  // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
-  const early = deps.cache.prefetch?.(checked.cacheKey);
-  const spend = await deps.budgets.spend(claims.jti, claims.budget, claims.exp);
+  options.prefetch?.(checked);
+  const idempotency = idempotencyKey
+    ? { key: idempotencyKey, fingerprint: checked.cacheKey }
+    : undefined;
+  const spend = await deps.budgets.spend(claims.jti, claims.budget, claims.exp, idempotency);
   if (!spend.allowed) {
     throw new AppError(
       "budget_exhausted",
@@ -144,46 +244,44 @@ export async function renderRequest(
       { extensions: { budget: claims.budget, remaining: 0 } },
     );
   }
-  if (deps.quotas) {
+  // A replayed render was counted by the request that paid for it.
+  if (deps.quotas && !spend.replayed) {
     try {
       await deps.quotas.spend(claims.client_id);
     } catch (err) {
-      await refund(deps, claims, false);
+      await refund(deps, claims, false, idempotencyKey);
       throw err;
     }
   }
-  let rendered: Awaited<ReturnType<RenderDeps["cache"]["getOrCompute"]>>;
-  try {
-    rendered = await deps.cache.getOrCompute(
-      checked.cacheKey,
-      () => {
-        // A remembered body was checked before: its text parses to the same valid DAG.
-        const toEvaluate = dag ??
-          ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag })
-            .dag;
-        const tenant = { token: claims.jti, partner: claims.partner };
-        return deps.evaluate(toEvaluate, checked.python ? PYTHON_MODE_LIMITS : undefined, tenant);
-      },
-      early,
-    );
-  } catch (err) {
-    // Refused for capacity, stopped at the deadline or lost with a crashed worker: the render
-    // was not served, so the units go back (both stores refund exactly, see budget.ts).
-    const code = (err as { code?: unknown })?.code;
-    if (typeof code === "string" && NOT_CHARGED.has(code)) await refund(deps, claims, true);
-    throw err;
-  }
-  const { scene, cache } = rendered;
-  const response = scene.response({
-    kernel: input.kernel,
-    kernelVersion: KERNEL_VERSION,
-    project: claims.project,
-    version: checked.version,
-    dagHash: checked.dagHash,
-    cache,
-    remaining: spend.remaining,
-  }, checked.have);
-  return { cache, body: response };
+  return {
+    claims,
+    checked,
+    spend,
+    idempotencyKey,
+    // A remembered body was checked before: its text parses to the same valid DAG.
+    dag: () =>
+      dag ??
+        ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag }).dag,
+    limits: checked.python ? PYTHON_MODE_LIMITS : undefined,
+    tenant: { token: claims.jti, partner: claims.partner },
+  };
+}
+
+/**
+ * Gives back the units of an admitted render whose evaluation failed with `err` when it was not
+ * served through no fault of the request (refused for capacity, stopped at the deadline, lost
+ * with a crashed worker; both stores refund exactly, see budget.ts). A replayed spend (`paid`)
+ * paid nothing and gets nothing back.
+ */
+export async function refundUnserved(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  err: unknown,
+  paid?: Pick<AdmittedRender, "spend" | "idempotencyKey">,
+): Promise<void> {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== "string" || !NOT_CHARGED.has(code) || paid?.spend.replayed) return;
+  await refund(deps, claims, true, paid?.idempotencyKey);
 }
 
 /**
@@ -191,9 +289,14 @@ export async function renderRequest(
  * failed refund is not reported to the client: its render failed for another reason, and the
  * unit simply stays spent (never more than the budget).
  */
-async function refund(deps: RenderDeps, claims: SessionClaims, quota: boolean): Promise<void> {
+async function refund(
+  deps: RenderDeps,
+  claims: SessionClaims,
+  quota: boolean,
+  idempotencyKey?: string | null,
+): Promise<void> {
   await Promise.allSettled([
-    deps.budgets.refund(claims.jti, claims.budget),
+    deps.budgets.refund(claims.jti, claims.budget, idempotencyKey ?? undefined),
     quota ? deps.quotas?.refund(claims.client_id) : undefined,
   ]);
 }

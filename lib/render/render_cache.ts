@@ -4,14 +4,20 @@
  * misses evaluate once. Redis trouble never fails a render: L2 is skipped (and logged once per
  * outage) and the scene is computed. A read from a stalled Redis gives up at `REDIS_TIMEOUT_MS`
  * (lib/redis/deadline.ts), and at once after the first miss, so a miss costs at most that.
+ * Across nodes, a miss of both levels takes a Redis lease before evaluating, and a node that finds
+ * another holding it waits for that node's scene in L2 (render_lease.ts).
  */
 import { LRUCache } from "lru-cache";
 import type { CacheLevel } from "../dag/render_response.ts";
 import { PreparedScene } from "./render_response_bytes.ts";
+import { meshEncoderReady } from "../kernel/mesh_encoding.ts";
 import type { Scene } from "../dag/scene.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { RedisClient } from "../redis/client.ts";
 import { SingleFlight } from "../cache/single_flight.ts";
+import type { Counter } from "../ops/metrics.ts";
+import { FlightNotices } from "./flight_notices.ts";
+import { RenderLease } from "./render_lease.ts";
 
 /** How often each level answered and how many evaluations ran. */
 export interface RenderCacheCounts {
@@ -38,6 +44,14 @@ export interface RenderCacheOptions {
   l2TtlSeconds?: number;
   /** Largest scene stored in L2, in characters of JSON. Default 32 MiB. */
   l2MaxBytes?: number;
+  /**
+   * Cross-node single-flight (render_lease.ts), on when `redis` is: the longest wait for another
+   * node's evaluation in ms (required with `redis`: the render queue wait + deadline), the lease
+   * TTL (default 3000 ms), and whether waiters are woken by notices (default true) or only poll.
+   */
+  lease?: { maxWaitMs: number; ttlMs?: number; notices?: boolean };
+  /** Counts evaluations by `lease` and cross-node waits by `outcome` (lib/ops/metrics.ts). */
+  metrics?: { evaluations: Pick<Counter, "inc">; leaseWaits: Pick<Counter, "inc"> };
 }
 
 /** The L1/L2 cache with single-flight evaluation. */
@@ -50,6 +64,9 @@ export class RenderCache {
   readonly #l2Max: number;
   readonly #flight = new SingleFlight<{ scene: PreparedScene; cache: CacheLevel }>();
   readonly #counts: RenderCacheCounts = { l1: 0, l2: 0, evaluations: 0 };
+  readonly #lease?: RenderLease;
+  readonly #notices?: FlightNotices;
+  readonly #evaluations?: Pick<Counter, "inc">;
   #l2Down = false;
 
   /** Creates the cache; without `redis` only L1 exists. */
@@ -63,6 +80,21 @@ export class RenderCache {
     this.#log = options.log;
     this.#ttl = options.l2TtlSeconds ?? 7 * 24 * 3600;
     this.#l2Max = options.l2MaxBytes ?? 32 * 1024 * 1024;
+    this.#evaluations = options.metrics?.evaluations;
+    if (this.#redis && options.lease) {
+      if (options.lease.notices !== false) {
+        this.#notices = new FlightNotices(this.#redis, this.#prefix, this.#log);
+        this.#notices.start();
+      }
+      this.#lease = new RenderLease({
+        redis: this.#redis,
+        prefix: this.#prefix,
+        notices: this.#notices,
+        ttlMs: options.lease.ttlMs,
+        maxWaitMs: options.lease.maxWaitMs,
+        waits: options.metrics?.leaseWaits,
+      });
+    }
   }
 
   /**
@@ -92,12 +124,33 @@ export class RenderCache {
         this.#l1.set(key, fromL2);
         return { scene: fromL2, cache: "l2" as const };
       }
+      // Another node may be evaluating it: wait for its scene, or take the lease.
+      const claim = this.#lease
+        ? await this.#lease.claim(key, () => this.#l2Get(key))
+        : { kind: "evaluate" as const, lease: "none" as const, held: undefined };
+      if (claim.kind === "scene") {
+        this.#counts.l2++;
+        this.#l1.set(key, claim.scene);
+        return { scene: claim.scene, cache: "l2" as const };
+      }
       this.#counts.evaluations++;
-      const prepared = PreparedScene.fromScene(await compute());
+      this.#evaluations?.inc({ lease: claim.lease });
+      let prepared: PreparedScene;
+      try {
+        const computed = await compute();
+        await meshEncoderReady(); // the binary form codes instance transforms
+        prepared = PreparedScene.fromScene(computed);
+      } catch (err) {
+        void claim.held?.release("failed");
+        throw err;
+      }
       this.#l1.set(key, prepared);
       // Not awaited: the response need not wait for Redis (a failure is logged by #l2Set, and
-      // this client sends a later GET of the key after the SET, so it reads its own write).
-      void this.#l2Set(key, prepared.text);
+      // this client sends a later GET of the key after the SET, so it reads its own write). The
+      // lease goes once the scene is in L2, so that the nodes waiting for it find it there.
+      void this.#l2Set(key, prepared.text).then((stored) =>
+        claim.held?.release(stored ? "stored" : "failed")
+      );
       return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
@@ -136,11 +189,22 @@ export class RenderCache {
     this.#l1.clear();
   }
 
+  /** How many keys this node waits on for another node's evaluation now (tests, metrics). */
+  leaseWaiting(): number {
+    return this.#lease?.waiting ?? 0;
+  }
+
+  /** Stops the flight notices' subscription (the Redis client itself is the caller's). */
+  async close(): Promise<void> {
+    await this.#notices?.close();
+  }
+
   async #l2Get(key: string): Promise<PreparedScene | undefined> {
     if (!this.#redis) return undefined;
     try {
       const text = await this.#redis.get(this.#l2Key(key));
       this.#l2Up();
+      if (text) await meshEncoderReady();
       return text ? PreparedScene.fromText(text) : undefined;
     } catch (err) {
       this.#l2Failed(err);
@@ -148,22 +212,28 @@ export class RenderCache {
     }
   }
 
-  async #l2Set(key: string, text: string): Promise<void> {
-    if (!this.#redis) return;
-    if (text.length > this.#l2Max) return;
+  /** Whether `text` is now in L2. */
+  async #l2Set(key: string, text: string): Promise<boolean> {
+    if (!this.#redis) return false;
+    if (text.length > this.#l2Max) return false;
     try {
       await this.#redis.set(this.#l2Key(key), text, {
         expiration: { type: "EX", value: this.#ttl },
       });
       this.#l2Up();
+      return true;
     } catch (err) {
       this.#l2Failed(err);
+      return false;
     }
   }
 
-  /** `v2`: the value is `PreparedScene.text` (v1, now unread, held the scene's own JSON). */
+  /**
+   * `v3`: the value is `PreparedScene.text`, the JSON response up to its per-request members (v2
+   * held it from `"scene"` to `omitted`; v1 the scene's own JSON; both now unread).
+   */
   #l2Key(key: string): string {
-    return `${this.#prefix}render:v2:${key}`;
+    return `${this.#prefix}render:v3:${key}`;
   }
 
   #l2Up(): void {

@@ -23,6 +23,14 @@ export interface RenderQuotaGate {
   refund(keyId: string): Promise<void>;
 }
 
+/** Where a key's quota settings are read: the key cache over KV, or the hub on a kernel node. */
+export interface KeyQuotaLookup {
+  /** The key's record (only `renderQuota` is read), or null for an unknown key. */
+  get(keyId: string): Promise<{ renderQuota?: RenderQuota } | null>;
+  /** Forgets the cached settings of one key. */
+  invalidate(keyId: string): void;
+}
+
 /** The largest quota a key may set (per day or per month). */
 export const RENDER_QUOTA_MAX = 1_000_000_000;
 
@@ -36,7 +44,7 @@ export const RENDER_QUOTA_MAX = 1_000_000_000;
  * ```
  */
 export class RenderQuotas implements RenderQuotaGate {
-  readonly #keys: Pick<SdkKeyCache, "get" | "invalidate">;
+  readonly #keys: KeyQuotaLookup;
   readonly #store: RenderQuotaStore;
   readonly #clock: () => number;
 
@@ -45,13 +53,15 @@ export class RenderQuotas implements RenderQuotaGate {
    * counts in `store`.
    */
   constructor(options: {
-    kv: Deno.Kv;
+    /** Where key records are read when `keys` is not given. */
+    kv?: Deno.Kv;
     store: RenderQuotaStore;
     clock?: () => number;
-    keys?: Pick<SdkKeyCache, "get" | "invalidate">;
+    keys?: KeyQuotaLookup;
     ttlMs?: number;
   }) {
-    this.#keys = options.keys ?? new SdkKeyCache(options.kv, { ttlMs: options.ttlMs });
+    if (!options.keys && !options.kv) throw new TypeError("RenderQuotas needs `kv` or `keys`");
+    this.#keys = options.keys ?? new SdkKeyCache(options.kv!, { ttlMs: options.ttlMs });
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
   }

@@ -1,25 +1,56 @@
 /**
- * Render responses serialized once per scene (issue 3, render-hit and render-flight):
- * a scene is turned into its JSON text when it enters the render cache, and each response is
- * that text with the per-request members (project, version, dagHash, cache, budget) spliced in
- * front, instead of a `JSON.stringify` of the whole scene per request. The 31 requests that wait
- * on one single-flight evaluation, and every L1 hit after it, reuse the same text.
+ * Render responses serialized once per scene (issue 3, render-hit and render-flight; issue 15,
+ * wire bytes): a scene is turned into its response bytes when it enters the render cache, in both
+ * forms (docs/api.md, render) — JSON text and the binary form (lib/dag/render_binary.ts) — and
+ * each response is those bytes followed by the per-request members (omitted, kernel, project,
+ * version, dagHash, cache, budget). The 31 requests that wait on one single-flight evaluation, and
+ * every L1 hit after it, reuse the same bytes; compressed bytes are kept per form and coding
+ * (lib/render/coded_prefix.ts), so a hit never compresses again.
  *
- * The text is exactly that of `JSON.stringify(response)` for the `RenderResponse` object of
- * docs/api.md (same members, same order); a request whose `have` names meshes of the scene gets
- * those members cut out of the cached text and listed in `omitted`.
+ * A request whose `have` names meshes of the scene gets those meshes cut out and listed in
+ * `omitted` (its body is then built, and compressed, for that request alone).
  */
-import type { CacheLevel } from "../dag/render_response.ts";
-import type { Scene } from "../dag/scene.ts";
+import type { BinaryMesh, CacheLevel, WirePart, WireScene } from "../dag/render_response.ts";
+import {
+  alignUp,
+  RENDER_BINARY_HEADER,
+  RENDER_BINARY_MAGIC,
+  RENDER_BINARY_VERSION,
+} from "../dag/render_binary.ts";
+import type { EncodedMesh, Scene, ScenePart } from "../dag/scene.ts";
+import { compactInstances, instanceMatrices } from "../dag/wire_instances.ts";
+import { base64ToBytes, encodeInstanceBytes } from "../kernel/mesh_encoding.ts";
+import { compressSync, type ContentCoding } from "../http/content_coding.ts";
+import { CodedPrefix } from "./coded_prefix.ts";
+
+/** The two forms of a render response: JSON (the default) or binary. */
+export type RenderForm = "json" | "binary";
 
 const MESHES_OPEN = ',"meshes":{';
+const encoder = new TextEncoder();
 
-/** Where one mesh member (`"<hash>":{…}`) lies inside `PreparedScene.text`. */
-interface MeshSpan {
+/** One mesh: where its member lies in `PreparedScene.text`, and its bytes for the binary form. */
+interface PreparedMesh {
   hash: string;
   start: number;
   end: number;
+  /** `"vertexCount":…,"triangleCount":…,"min":[…],"scale":[…]`. */
+  meta: string;
+  vertices: Uint8Array;
+  indices: Uint8Array;
 }
+
+/** A part's instance transforms for the binary form: meshopt-coded Float64 values. */
+interface PreparedInstances {
+  /** `"name":…,"color":…,"mesh":…`. */
+  members: string;
+  kind: "translations" | "matrices";
+  count: number;
+  bytes: Uint8Array;
+}
+
+/** Compressed prefixes kept per scene (form × coding × the scene's response members). */
+const MAX_CODED = 8;
 
 /** The per-request members of a render response. */
 export interface ResponseHead {
@@ -33,27 +64,50 @@ export interface ResponseHead {
   remaining: number | null;
 }
 
+/** A response body: text (JSON, identity) or bytes, with the coding applied (null = identity). */
+export interface PreparedBody {
+  body: string | Uint8Array<ArrayBuffer>;
+  coding: ContentCoding | null;
+}
+
 /**
- * A scene serialized once: `"scene":{…},"meshes":{…},"omitted":[]}` (the tail of every response
- * that omits nothing), with the span of each mesh member. It is kept as a string, on the JS heap:
- * measured against bytes off the heap, the heap reuses the room that per-render garbage needs
- * anyway, while off-heap buffers held for a long time between short-lived ones fragment the
- * allocator and the process keeps growing (issue 3, render-memory).
+ * A scene serialized once: `text` is the JSON form up to the per-request members,
+ * `{"scene":{…},"meshes":{…}` (the L2 cache stores it), and the binary form's bytes up to its tail
+ * are built beside it.
  */
 export class PreparedScene {
-  /** The response tail when the client holds none of the meshes. */
+  /** The JSON response up to its per-request members, when the client holds none of the meshes. */
   readonly text: string;
-  /** Length of `"scene":{…}` at the start of `text`. */
+  /** Length of `{"scene":{…}` at the start of `text`. */
   readonly #sceneEnd: number;
-  readonly #spans: readonly MeshSpan[];
+  readonly #meshes: readonly PreparedMesh[];
+  readonly #parts: readonly PreparedInstances[];
+  /** The scene's members after `parts` (`"bbox":…`), as JSON text. */
+  readonly #sceneRest: string;
+  /** The binary form up to its tail, all meshes included. */
+  readonly #binary: Uint8Array;
+  /** Compressed prefixes by form, coding and response members, made on first use. */
+  readonly #coded = new Map<string, CodedPrefix>();
   readonly #size: number;
 
-  private constructor(text: string, sceneEnd: number, spans: MeshSpan[]) {
+  private constructor(
+    text: string,
+    sceneEnd: number,
+    meshes: PreparedMesh[],
+    parts: PreparedInstances[],
+    sceneRest: string,
+  ) {
     this.text = text;
     this.#sceneEnd = sceneEnd;
-    this.#spans = spans;
-    // A string of Latin-1 characters holds one byte each, any other two.
-    this.#size = 256 + spans.length * 160 + text.length * (/[\u0100-\uffff]/.test(text) ? 2 : 1);
+    this.#meshes = meshes;
+    this.#parts = parts;
+    this.#sceneRest = sceneRest;
+    this.#binary = binaryPrefix(parts, sceneRest, meshes);
+    // A string of Latin-1 characters holds one byte each, any other two. Compressed prefixes come
+    // later; room for them is counted now (the L1 bound is set once per entry): they are well
+    // under half their input, and a scene is rarely asked for in more than two form-codings.
+    const textBytes = text.length * (/[\u0100-\uffff]/.test(text) ? 2 : 1);
+    this.#size = 256 + meshes.length * 160 + 2 * (textBytes + this.#binary.byteLength);
   }
 
   /**
@@ -66,21 +120,7 @@ export class PreparedScene {
    */
   static fromScene(scene: Scene): PreparedScene {
     const { meshes, ...rest } = scene;
-    const restJson = JSON.stringify(rest);
-    const members = Object.entries(meshes).map(([hash, mesh]) => ({
-      hash,
-      text: JSON.stringify(hash) + ":" + JSON.stringify(mesh),
-    }));
-    const head = '"scene":' + restJson;
-    const meshesJson = members.map((m) => m.text).join(",");
-    const spans: MeshSpan[] = [];
-    let at = head.length + MESHES_OPEN.length;
-    for (const m of members) {
-      spans.push({ hash: m.hash, start: at, end: at + m.text.length });
-      at += m.text.length + 1;
-    }
-    const text = flat(head + MESHES_OPEN + meshesJson + '},"omitted":[]}');
-    return new PreparedScene(text, head.length, spans);
+    return PreparedScene.#build(wireScene(rest), meshes);
   }
 
   /**
@@ -89,11 +129,63 @@ export class PreparedScene {
    *
    * @example
    * ```ts
-   * const again = PreparedScene.fromText(prepared.text); // equal text, same spans
+   * const again = PreparedScene.fromText(prepared.text); // equal text and bytes
    * ```
    */
   static fromText(text: string): PreparedScene {
-    return PreparedScene.fromScene(PreparedScene.#parse(text));
+    const body = JSON.parse(text + "}") as {
+      scene: WireScene;
+      meshes: Record<string, EncodedMesh>;
+    };
+    return PreparedScene.#build(body.scene, body.meshes);
+  }
+
+  static #build(scene: WireScene, meshes: Record<string, EncodedMesh>): PreparedScene {
+    const head = '{"scene":' + JSON.stringify(scene);
+    const members: PreparedMesh[] = [];
+    const texts: string[] = [];
+    let at = head.length + MESHES_OPEN.length;
+    for (const [hash, mesh] of Object.entries(meshes)) {
+      const text = JSON.stringify(hash) + ":" + JSON.stringify(mesh);
+      const meta = JSON.stringify({
+        vertexCount: mesh.vertexCount,
+        triangleCount: mesh.triangleCount,
+        min: mesh.min,
+        scale: mesh.scale,
+      }).slice(1, -1);
+      members.push({
+        hash,
+        start: at,
+        end: at + text.length,
+        meta,
+        vertices: base64ToBytes(mesh.vertices),
+        indices: base64ToBytes(mesh.indices),
+      });
+      texts.push(text);
+      at += text.length + 1;
+    }
+    const text = flat(head + MESHES_OPEN + texts.join(",") + "}");
+    const { parts, ...rest } = scene;
+    const prepared = parts.map((part): PreparedInstances => {
+      const members = JSON.stringify({ name: part.name, color: part.color, mesh: part.mesh })
+        .slice(1, -1);
+      const kind = part.translations ? "translations" : "matrices";
+      const values = part.translations ?? part.matrices ?? [];
+      const stride = kind === "translations" ? 3 : 16;
+      return {
+        members,
+        kind,
+        count: values.length / stride,
+        bytes: encodeInstanceBytes(values, stride),
+      };
+    });
+    return new PreparedScene(
+      text,
+      head.length,
+      members,
+      prepared,
+      JSON.stringify(rest).slice(1, -1),
+    );
   }
 
   /** Approximate bytes this entry holds (for the L1 bound). */
@@ -103,46 +195,180 @@ export class PreparedScene {
 
   /** The hashes of the scene's meshes, in response order. */
   get meshHashes(): string[] {
-    return this.#spans.map((s) => s.hash);
+    return this.#meshes.map((m) => m.hash);
   }
 
   /** The scene again, as a plain object (tests and tools; the response path never needs it). */
   toScene(): Scene {
-    return PreparedScene.#parse(this.text);
-  }
-
-  static #parse(text: string): Scene {
-    const body = JSON.parse("{" + text) as {
-      scene: Omit<Scene, "meshes">;
-      meshes: Scene["meshes"];
+    const body = JSON.parse(this.text + "}") as {
+      scene: WireScene;
+      meshes: Record<string, EncodedMesh>;
     };
-    return { ...body.scene, meshes: body.meshes } as Scene;
+    const { parts, ...rest } = body.scene;
+    return {
+      parts: parts.map(scenePart),
+      meshes: body.meshes,
+      ...rest,
+    } as Scene;
   }
 
   /**
-   * The whole response body: `head`'s members, then the scene and the meshes the client does not
-   * hold (`have`), then `omitted`.
+   * The whole response body in `form`, compressed in `coding` (null: identity): the scene, the
+   * meshes the client does not hold (`have`), then `omitted` and `head`'s members. With nothing
+   * omitted, the bytes before the per-request members are compressed once per form and coding and
+   * reused.
    *
    * @example
    * ```ts
-   * const body = prepared.response({ kernel, kernelVersion, project, version, dagHash, cache, remaining }, []);
-   * return new Response(body, { headers: { "content-type": "application/json" } });
+   * const { body } = prepared.response(head, [], "binary", "br");
+   * return new Response(body, { headers: { "content-encoding": "br" } });
    * ```
    */
-  response(head: ResponseHead, have: readonly string[]): string {
-    const front = `{"kernel":${JSON.stringify(head.kernel)},"kernelVersion":${
-      JSON.stringify(head.kernelVersion)
-    },"project":${JSON.stringify(head.project)},"version":${head.version},"dagHash":${
-      JSON.stringify(head.dagHash)
-    },"cache":${JSON.stringify(head.cache)},"budget":{"remaining":${head.remaining}},`;
+  response(
+    head: ResponseHead,
+    have: readonly string[],
+    form: RenderForm = "json",
+    coding: ContentCoding | null = null,
+  ): PreparedBody {
     const held = have.length === 0 ? undefined : new Set(have);
-    const omitted = held ? this.#spans.filter((s) => held.has(s.hash)) : [];
-    if (omitted.length === 0) return front + this.text;
-    const kept = this.#spans.filter((s) => !held!.has(s.hash));
-    return front + this.text.slice(0, this.#sceneEnd) + MESHES_OPEN +
-      kept.map((s) => this.text.slice(s.start, s.end)).join(",") +
-      `},"omitted":${JSON.stringify(omitted.map((s) => s.hash))}}`;
+    const omitted = held ? this.#meshes.filter((m) => held.has(m.hash)) : [];
+    const scene = sceneMembers(head);
+    const request = requestMembers(head, omitted.map((m) => m.hash));
+    if (omitted.length === 0) {
+      // Everything up to the per-request members is the same for every request of this scene.
+      const open = form === "json" ? "," : "{";
+      if (coding === null) {
+        const tail = open + scene + "," + request + "}";
+        return { body: form === "json" ? this.text + tail : concat(this.#binary, tail), coding };
+      }
+      const coded = this.#codedPrefix(form, coding, open + scene + ",");
+      return { body: coded.finish(encoder.encode(request + "}")), coding };
+    }
+    const kept = this.#meshes.filter((m) => !held!.has(m.hash));
+    const members = scene + "," + request;
+    const body = form === "json"
+      ? this.text.slice(0, this.#sceneEnd) + MESHES_OPEN +
+        kept.map((m) => this.text.slice(m.start, m.end)).join(",") + "}," + members + "}"
+      : concat(binaryPrefix(this.#parts, this.#sceneRest, kept), "{" + members + "}");
+    if (coding === null) return { body, coding };
+    const bytes = typeof body === "string" ? encoder.encode(body) : body;
+    return { body: compressSync(bytes, coding, "dynamic"), coding };
   }
+
+  #codedPrefix(form: RenderForm, coding: ContentCoding, members: string): CodedPrefix {
+    const key = `${form}:${coding}:${members}`;
+    let coded = this.#coded.get(key);
+    if (!coded) {
+      const base = form === "json" ? encoder.encode(this.text) : this.#binary;
+      const prefix = concat(base, members);
+      coded = CodedPrefix.compress(prefix, coding);
+      // Bounded: one scene is rarely asked for under more than one project version.
+      if (this.#coded.size >= MAX_CODED) this.#coded.delete(this.#coded.keys().next().value!);
+      this.#coded.set(key, coded);
+      if (coding === "br") this.#upgrade(key, coded, prefix);
+    }
+    return coded;
+  }
+
+  /**
+   * Replaces the fast brotli prefix under `key` by a denser one made off the request path, so the
+   * requests after the first get fewer bytes (docs/api.md, compression). A prefix evicted or
+   * replaced meanwhile stays as it is; a failure keeps the fast one.
+   */
+  #upgrade(key: string, fast: CodedPrefix, prefix: Uint8Array): void {
+    CodedPrefix.upgradeBrotli(prefix).then((dense) => {
+      if (this.#coded.get(key) === fast && dense.size < fast.size) this.#coded.set(key, dense);
+    }, () => {});
+  }
+}
+
+/** The members fixed for a scene and project version, as JSON members without braces. */
+function sceneMembers(head: ResponseHead): string {
+  return `"kernel":${JSON.stringify(head.kernel)},"kernelVersion":${
+    JSON.stringify(head.kernelVersion)
+  },"project":${JSON.stringify(head.project)},"version":${head.version},"dagHash":${
+    JSON.stringify(head.dagHash)
+  }`;
+}
+
+/** The members that change per request, as JSON members without braces. */
+function requestMembers(head: ResponseHead, omitted: string[]): string {
+  return `"omitted":${JSON.stringify(omitted)},"cache":${
+    JSON.stringify(head.cache)
+  },"budget":{"remaining":${head.remaining}}`;
+}
+
+/**
+ * The binary form up to its tail (lib/dag/render_binary.ts): header, head, padding, data (each
+ * part's instance buffer, then each mesh's vertex and index buffers).
+ */
+function binaryPrefix(
+  parts: readonly PreparedInstances[],
+  sceneRest: string,
+  meshes: readonly PreparedMesh[],
+): Uint8Array<ArrayBuffer> {
+  let at = 0;
+  const buffers: Uint8Array[] = [];
+  const places: number[] = [];
+  const place = (bytes: Uint8Array): number => {
+    const start = alignUp(at);
+    at = start + bytes.byteLength;
+    buffers.push(bytes);
+    places.push(start);
+    return start;
+  };
+  const partTexts = parts.map((p) =>
+    `{${p.members},${JSON.stringify(p.kind)}:[${place(p.bytes)},${p.bytes.byteLength},${p.count}]}`
+  );
+  const meshTexts = meshes.map((m) => {
+    const ranges: Pick<BinaryMesh, "vertices" | "indices"> = {
+      vertices: [place(m.vertices), m.vertices.byteLength],
+      indices: [place(m.indices), m.indices.byteLength],
+    };
+    return `${JSON.stringify(m.hash)}:{${m.meta},${JSON.stringify(ranges).slice(1)}`;
+  });
+  const head = encoder.encode(
+    `{"scene":{"parts":[${partTexts.join(",")}]${sceneRest ? "," + sceneRest : ""}},` +
+      `"meshes":{${meshTexts.join(",")}}}`,
+  );
+  const dataStart = alignUp(RENDER_BINARY_HEADER + head.byteLength);
+  const out = new Uint8Array(dataStart + at);
+  out.set(RENDER_BINARY_MAGIC, 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(4, RENDER_BINARY_VERSION, true);
+  view.setUint32(8, head.byteLength, true);
+  view.setUint32(12, at, true);
+  out.set(head, RENDER_BINARY_HEADER);
+  buffers.forEach((bytes, k) => out.set(bytes, dataStart + places[k]));
+  return out;
+}
+
+/** `bytes` followed by the UTF-8 of `text`. */
+function concat(bytes: Uint8Array, text: string): Uint8Array<ArrayBuffer> {
+  const tail = encoder.encode(text);
+  const out = new Uint8Array(bytes.byteLength + tail.byteLength);
+  out.set(bytes, 0);
+  out.set(tail, bytes.byteLength);
+  return out;
+}
+
+/** The scene's members as sent: each part's instances compactly (`WirePart`). */
+function wireScene(scene: Omit<Scene, "meshes">): WireScene {
+  const { parts, ...rest } = scene;
+  return {
+    parts: parts.map((part): WirePart => ({
+      name: part.name,
+      color: part.color,
+      mesh: part.mesh,
+      ...compactInstances(part.instances),
+    })),
+    ...rest,
+  };
+}
+
+/** A part with its instances as 4×4 matrices again. */
+function scenePart(part: WirePart): ScenePart {
+  return { name: part.name, color: part.color, mesh: part.mesh, instances: instanceMatrices(part) };
 }
 
 /** The string flattened now (a concatenation is a tree until first read; L1 keeps it long). */

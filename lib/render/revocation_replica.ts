@@ -2,18 +2,27 @@
  * The render node's copy of the live revocations (docs/tokens.md, Revocation). Deno KV holds them
  * (`lib/store/revocations.ts`); each node loads the log in full at start and then reads what was
  * appended every `REVOCATION_POLL_MS`, so the check on every render is two `Map` lookups and no
- * round trip. Redis is not on this path: its data loss cannot un-revoke anything, and a revocation
- * made by any writer of the shared KV (settings, the CLI with or without `REDIS_URL`) arrives.
+ * round trip. A node that holds the store reads KV; a kernel node (`ROLE=kernel`, no KV) reads the
+ * hub's feed of the same log over HTTP (lib/render/revocation_log_source.ts). Redis is not on this
+ * path: its data loss cannot un-revoke anything, and a revocation made by any writer of the shared
+ * KV (settings, the CLI with or without `REDIS_URL`) arrives.
  *
  * The bound is enforced, not hoped for: a node answers "not revoked" only while the last read of
- * the log that succeeded started at most `REVOCATION_MAX_STALENESS_MS` ago. Past that (KV
- * unreachable, a read that hangs) every check fails closed with 503 `service_unavailable` until a
- * read succeeds again. So `REVOCATION_MAX_STALENESS_MS` after a revocation is committed, every node
- * refuses the affected tokens, or refuses everything.
+ * the log that succeeded started at most `REVOCATION_MAX_STALENESS_MS` ago. Past that (KV or the
+ * hub unreachable, a read that hangs) every check fails closed with 503 `service_unavailable` until
+ * a read succeeds again. So `REVOCATION_MAX_STALENESS_MS` after a revocation is committed, every
+ * node refuses the affected tokens, or refuses everything.
  */
 import { AppError } from "../http/problem.ts";
 import type { Logger } from "../ops/logger.ts";
-import { listRevocations, type RevocationEntry, revocationHead } from "../store/revocations.ts";
+import type { RevocationEntry } from "../store/revocations.ts";
+import {
+  KvRevocationLog,
+  type RevocationLogPage,
+  type RevocationLogSource,
+} from "./revocation_log_source.ts";
+
+export type { RevocationLogPage, RevocationLogSource } from "./revocation_log_source.ts";
 
 /** How often a node reads the revocation log, in milliseconds. */
 export const REVOCATION_POLL_MS = 1000;
@@ -53,9 +62,9 @@ export interface RevocationReplicaOptions {
 const REVOKED = Promise.resolve(true);
 const NOT_REVOKED = Promise.resolve(false);
 
-/** An in-process replica of the revocation log, kept current by polling Deno KV. */
+/** An in-process replica of the revocation log, kept current by polling its source. */
 export class RevocationReplica implements RevocationList {
-  readonly #kv: Deno.Kv;
+  readonly #source: RevocationLogSource;
   readonly #clock: () => number;
   readonly #elapsed: () => number;
   readonly #log?: Logger;
@@ -79,9 +88,12 @@ export class RevocationReplica implements RevocationList {
   #firstLoad?: Promise<void>;
   #firstLoadTimer?: ReturnType<typeof setTimeout>;
 
-  /** Reads `kv`'s revocation log; call `start()` to load it and keep it current. */
-  constructor(kv: Deno.Kv, options: RevocationReplicaOptions = {}) {
-    this.#kv = kv;
+  /**
+   * Reads the revocation log of `source` (a Deno KV store, or a `RevocationLogSource` such as the
+   * hub's feed); call `start()` to load it and keep it current.
+   */
+  constructor(source: Deno.Kv | RevocationLogSource, options: RevocationReplicaOptions = {}) {
+    this.#source = "read" in source ? source : new KvRevocationLog(source);
     this.#clock = options.clock ?? Date.now;
     this.#elapsed = options.elapsed ?? (() => performance.now());
     this.#log = options.log;
@@ -120,7 +132,7 @@ export class RevocationReplica implements RevocationList {
   /**
    * Reads the log now, after any read in flight, so a revocation committed before the call is
    * reflected when it resolves (the settings page uses it: the node that revoked refuses at once).
-   * Rejects when KV cannot be read.
+   * Rejects when the log cannot be read.
    */
   sync(): Promise<void> {
     const run = this.#chain.then(() => this.#read());
@@ -171,19 +183,22 @@ export class RevocationReplica implements RevocationList {
     const started = this.#elapsed();
     const now = this.#clock();
     try {
-      const head = await revocationHead(this.#kv);
-      if (head.versionstamp !== this.#headStamp) {
+      let page = await this.#source.read(this.#cursor);
+      if (page.head.versionstamp !== this.#headStamp) {
         // Appends move the position forward with a later versionstamp. Anything else means the
         // log was rewritten (a store restored or replaced): read it again from the start. What
         // was held stays until its `until`: no revocation is ever taken back.
-        const forward = head.seq > this.#cursor &&
-          (this.#headStamp === null || head.versionstamp! > this.#headStamp);
-        const after = forward ? this.#cursor : 0;
-        for (const { entry } of await listRevocations(this.#kv, after, head.seq)) {
-          add(entry.kind === "key" ? this.#keys : this.#tokens, entry, now);
+        const forward = page.head.seq > this.#cursor &&
+          (this.#headStamp === null || page.head.versionstamp! > this.#headStamp);
+        if (!forward) page = await this.#source.read(0);
+        this.#apply(page, now);
+        // A page holds a bounded number of entries: read on until the head it saw.
+        while (page.upTo < page.head.seq) {
+          page = await this.#source.read(page.upTo);
+          this.#apply(page, now);
         }
-        this.#cursor = head.seq;
-        this.#headStamp = head.versionstamp;
+        this.#cursor = page.head.seq;
+        this.#headStamp = page.head.versionstamp;
       }
       if (now >= this.#nextPrune) {
         prune(this.#keys, now);
@@ -200,6 +215,12 @@ export class RevocationReplica implements RevocationList {
       }
       this.#failing = true;
       throw err;
+    }
+  }
+
+  #apply(page: RevocationLogPage, now: number): void {
+    for (const { entry } of page.entries) {
+      add(entry.kind === "key" ? this.#keys : this.#tokens, entry, now);
     }
   }
 }

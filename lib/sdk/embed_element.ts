@@ -5,10 +5,13 @@
  *
  * Attributes: `key-id` (browser flow) or `session-token` (server flow; set it again to hand over
  * a new token), `project`, `hub-url` (default: where this script came from), `kernel-url`
- * (default `hub-url`), `values` (JSON of initial parameter values), `compact`.
+ * (default `hub-url`), `values` (JSON of initial parameter values), `compact`, `share-url` (the
+ * base of share links, default this page's URL). A `cad` share link in the page's URL is restored.
  * Events (bubbling, composed `CustomEvent`s): `cad-ready`, `cad-change`, `cad-rendered`,
  * `cad-status`, `cad-tokenexpired`, `cad-error`. Methods: `setParameters(values)`,
- * `getConfiguration()`, `refreshSessionToken()`, `setSessionToken(token)`.
+ * `getConfiguration()`, `refreshSessionToken()`, `setSessionToken(token)`, `getShareUrl()`,
+ * `snapshot(options)` (a PNG `Blob`), `snapshotDataUrl(options)`, `viewInAr()` (the "View in AR"
+ * button's action; the button shows only on devices with an AR viewer).
  *
  * Runs in browsers: no Deno APIs here.
  */
@@ -19,6 +22,8 @@ import Configurator, {
 } from "../../islands/Configurator.tsx";
 import { CONFIGURATOR_CSS } from "../client/configurator_styles.ts";
 import type { SessionStatus } from "../client/mod.ts";
+import { blobToDataUrl, type SnapshotOptions } from "../client/snapshot.ts";
+import type { ArLaunch } from "../client/ar_launch.ts";
 
 /** The hub this script was loaded from (the default `hub-url`). */
 const SCRIPT_ORIGIN = new URL(import.meta.url).origin;
@@ -69,6 +74,7 @@ export class CadConfiguratorElement extends HTMLElement {
         baseUrl: this.getAttribute("kernel-url") ?? hub,
         initialValues,
         compact: this.hasAttribute("compact"),
+        shareBaseUrl: this.getAttribute("share-url") ?? undefined,
         onEvent: (e) => this.#dispatch(e),
         controller: (c) => {
           this.#controller = c;
@@ -101,6 +107,38 @@ export class CadConfiguratorElement extends HTMLElement {
   getConfiguration() {
     return new Promise<Awaited<ReturnType<ConfiguratorController["getConfiguration"]>>>(
       (resolve, reject) => this.#withController((c) => c.getConfiguration().then(resolve, reject)),
+    );
+  }
+
+  /** A link to this page that reopens the current values (`baseUrl` default: `share-url`). */
+  getShareUrl(baseUrl?: string): Promise<string> {
+    return new Promise((resolve, reject) =>
+      this.#withController((c) => {
+        try {
+          resolve(c.getShareUrl(baseUrl));
+        } catch (err) {
+          reject(err);
+        }
+      })
+    );
+  }
+
+  /** A PNG of the current configuration (isometric, white, 512 × 512 unless `options` say). */
+  snapshot(options?: SnapshotOptions): Promise<Blob> {
+    return new Promise((resolve, reject) =>
+      this.#withController((c) => c.snapshot(options).then(resolve, reject))
+    );
+  }
+
+  /** The snapshot as a `data:image/png;base64,…` URL. */
+  async snapshotDataUrl(options?: SnapshotOptions): Promise<string> {
+    return await blobToDataUrl(await this.snapshot(options));
+  }
+
+  /** Opens the current configuration in the device's AR viewer (rejects with `ArError`). */
+  viewInAr(): Promise<ArLaunch> {
+    return new Promise((resolve, reject) =>
+      this.#withController((c) => c.viewInAr().then(resolve, reject))
     );
   }
 

@@ -20,11 +20,25 @@ export {
   useConfigurator,
   useRender,
   useSession,
+  useShareUrl,
+  useSnapshot,
 } from "../../islands/ConfiguratorProvider.tsx";
 export { default as Viewer } from "../../islands/Viewer.tsx";
 export { default as ParameterForm } from "../../islands/ParameterForm.tsx";
 export { RenderClient, SessionClient } from "../client/mod.ts";
 export { CONFIGURATOR_CSS } from "../client/configurator_styles.ts";
+export {
+  createShareUrl,
+  restoreFromUrl,
+  type ShareNote,
+  type ShareRestore,
+} from "../client/share_link.ts";
+export {
+  blobToDataUrl,
+  renderSnapshot,
+  SnapshotError,
+  type SnapshotOptions,
+} from "../client/snapshot.ts";
 
 /**
  * Renders a configurator into `element` (for React or plain-JS apps); returns an unmount function.

@@ -4,12 +4,13 @@
  * `/sdk/v1/pyodide/<version>/<file>` (versioned, so cached for a year as immutable), and the
  * worker script plus the `cadparam` package under `/sdk/v1/python/<file>` (short cache, ETag).
  * Partner pages load them cross-origin, so every answer allows any origin (no credentials).
- * Files that compress (everything but the stdlib zip) are sent gzipped to clients that accept it
- * (about 13.6 MB → 6.3 MB for a cold start); the gzipped bytes are made once per process.
+ * They are coded assets (lib/http/coded_asset.ts): every file but the stdlib zip (wasm too) goes
+ * in brotli or gzip to clients that accept it, compressed once per process, with a strong ETag
+ * per coding.
  */
 // Importing the package's manifest also makes the module graph install the package.
 import pyodidePackage from "pyodide/package.json" with { type: "json" };
-import { acceptsGzip, gzipBytes } from "../http/gzip.ts";
+import { type AssetRequest, assetResponse, cachedAsset, CodedAsset } from "../http/coded_asset.ts";
 import { AppError } from "../http/problem.ts";
 
 /** The Pyodide release the hub serves (the npm `pyodide` package in deno.json). */
@@ -28,31 +29,10 @@ const PYODIDE_DIR = new URL("./", import.meta.resolve("pyodide/package.json"));
 const WORKER_FILE = new URL("../client/python_worker.js", import.meta.url);
 const CADPARAM_DIR = new URL("../../design/cadparam/", import.meta.url);
 
-/** What a request for an asset says about caching and encodings. */
-export interface AssetRequest {
-  /** `If-None-Match`, or null. */
-  ifNoneMatch: string | null;
-  /** `Accept-Encoding`, or null (no gzip then). */
-  acceptEncoding: string | null;
-  /** `GET` (default) or `HEAD`. */
-  method?: string;
-}
+export type { AssetRequest } from "../http/coded_asset.ts";
 
-/** Already compressed: gzip would only cost time. */
+/** Already compressed: coding it again would only cost time. */
 const STORED_AS_IS = new Set(["application/zip"]);
-
-// Gzipped Pyodide files by name, made on first request (the package only changes with a deploy).
-const gzippedPyodide = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
-
-function memoized<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>) {
-  let pending = cache.get(key);
-  if (!pending) {
-    pending = make();
-    cache.set(key, pending);
-    pending.catch(() => cache.delete(key));
-  }
-  return pending;
-}
 
 const SHARED_HEADERS = {
   "access-control-allow-origin": "*",
@@ -61,8 +41,7 @@ const SHARED_HEADERS = {
 };
 
 /**
- * One Pyodide file as a response (streamed from node_modules, or gzipped when the client accepts
- * it and the file compresses; immutable for a year). Throws
+ * One Pyodide file as a response (a coded asset, immutable for a year). Throws
  * `AppError` `not_found` for another version or a file outside the list.
  *
  * @example
@@ -83,47 +62,17 @@ export async function pyodideAsset(
     );
   }
   const url = new URL(file, PYODIDE_DIR);
-  const info = await Deno.stat(url).catch(() => null);
-  if (!info?.isFile) {
-    throw new AppError("not_found", `${file} is not installed (run deno install).`);
-  }
-  const compressible = !STORED_AS_IS.has(type);
-  const gzipped = compressible && acceptsGzip(request.acceptEncoding);
-  const etag = `"${PYODIDE_VERSION}-${info.size.toString(36)}${gzipped ? "-gz" : ""}"`;
-  const headers = new Headers({
-    ...SHARED_HEADERS,
-    "content-type": type,
-    etag,
-    "cache-control": "public, max-age=31536000, immutable",
+  const asset = await cachedAsset(`pyodide:${file}`, PYODIDE_VERSION, async () => {
+    const bytes = await Deno.readFile(url).catch(() => {
+      throw new AppError("not_found", `${file} is not installed (run deno install).`);
+    });
+    return CodedAsset.of(bytes, type, { compressible: !STORED_AS_IS.has(type) });
   });
-  if (compressible) headers.set("vary", "accept-encoding");
-  if (request.ifNoneMatch === etag) return new Response(null, { status: 304, headers });
-  if (gzipped) {
-    const body = await memoized(
-      gzippedPyodide,
-      file,
-      async () => gzipBytes(await Deno.readFile(url)),
-    );
-    headers.set("content-encoding", "gzip");
-    headers.set("content-length", String(body.length));
-    return new Response(request.method === "HEAD" ? null : body, { headers });
-  }
-  headers.set("content-length", String(info.size));
-  if (request.method === "HEAD") return new Response(null, { headers });
-  return new Response((await Deno.open(url)).readable, { headers });
+  return assetResponse(asset, request, {
+    cacheControl: "public, max-age=31536000, immutable",
+    headers: SHARED_HEADERS,
+  });
 }
-
-/** A file of the Python runtime: its bytes, content type and ETag. */
-interface RuntimeFile {
-  body: Uint8Array<ArrayBuffer>;
-  /** `body` gzipped. */
-  gzipped: Uint8Array<ArrayBuffer>;
-  type: string;
-  etag: string;
-}
-
-// Built once per process from files that only change with a deploy.
-const runtimeFiles = new Map<string, Promise<RuntimeFile>>();
 
 /** The `cadparam` package as JSON: `{ "files": { "cadparam/<name>.py": "<source>" } }`. */
 async function cadparamBundle(): Promise<Uint8Array<ArrayBuffer>> {
@@ -138,14 +87,11 @@ async function cadparamBundle(): Promise<Uint8Array<ArrayBuffer>> {
   return new TextEncoder().encode(JSON.stringify({ files }));
 }
 
-async function buildRuntimeFile(file: string): Promise<RuntimeFile> {
-  const body = file === "worker.js" ? await Deno.readFile(WORKER_FILE) : await cadparamBundle();
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
-  const etag = `"${
-    Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("")
-  }"`;
-  const type = file === "worker.js" ? "text/javascript; charset=utf-8" : "application/json";
-  return { body, gzipped: await gzipBytes(body), type, etag };
+async function buildRuntimeFile(file: string): Promise<CodedAsset> {
+  if (file === "worker.js") {
+    return CodedAsset.of(await Deno.readFile(WORKER_FILE), "text/javascript; charset=utf-8");
+  }
+  return CodedAsset.of(await cadparamBundle(), "application/json");
 }
 
 /**
@@ -164,19 +110,10 @@ export async function pythonRuntimeAsset(
   if (file !== "worker.js" && file !== "cadparam.json") {
     throw new AppError("not_found", "The Python runtime serves worker.js and cadparam.json.");
   }
-  const built = await memoized(runtimeFiles, file, () => buildRuntimeFile(file));
-  const gzipped = acceptsGzip(request.acceptEncoding);
-  const etag = gzipped ? `${built.etag.slice(0, -1)}-gz"` : built.etag;
-  const headers = new Headers({
-    ...SHARED_HEADERS,
-    "content-type": built.type,
-    etag,
-    "cache-control": "public, max-age=300",
-    vary: "accept-encoding",
+  // Built once per process from files that only change with a deploy.
+  const asset = await cachedAsset(`python:${file}`, "", () => buildRuntimeFile(file));
+  return assetResponse(asset, request, {
+    cacheControl: "public, max-age=300",
+    headers: SHARED_HEADERS,
   });
-  if (request.ifNoneMatch === etag) return new Response(null, { status: 304, headers });
-  const body = gzipped ? built.gzipped : built.body;
-  if (gzipped) headers.set("content-encoding", "gzip");
-  headers.set("content-length", String(body.length));
-  return new Response(request.method === "HEAD" ? null : body, { headers });
 }

@@ -1,10 +1,12 @@
 /**
  * `GET /sdk/v1/types/<hash>/<path>.d.ts`: the declarations of the SDK modules (types_build.ts),
  * named by the `X-TypeScript-Types` header of `/sdk/v1/embed.js` and `/sdk/v1/preact.js`. The
- * hash is the current island build's: the files never change under it (immutable), and an older
- * hash answers 404 `not_found`. Readable from any origin, like the modules.
+ * hash is the current island build's: the files never change under it (immutable coded assets,
+ * lib/http/coded_asset.ts), and an older hash answers 404 `not_found`. Readable from any origin,
+ * like the modules.
  */
 import type { Context } from "hono";
+import { assetRequest, assetResponse, cachedAsset, CodedAsset } from "../http/coded_asset.ts";
 import { AppError } from "../http/problem.ts";
 import { islandBuildOf } from "../web/islands_build.ts";
 import { PUBLIC_MODULE_CORS } from "./bundle_route.ts";
@@ -26,17 +28,15 @@ export async function sdkTypesResponse(ctx: Context, path: string): Promise<Resp
     );
   }
   const dir = await sdkTypes(build.inputHash);
-  let body: Uint8Array;
-  try {
-    body = await Deno.readFile(`${dir}/${m[2]}`);
-  } catch {
-    throw new AppError("not_found", `${m[2]} is not part of the SDK's declarations.`);
-  }
-  return new Response(body as Uint8Array<ArrayBuffer>, {
-    headers: {
-      ...PUBLIC_MODULE_CORS,
-      "content-type": "application/typescript; charset=utf-8",
-      "cache-control": "public, max-age=31536000, immutable",
-    },
+  const file = `${dir}/${m[2]}`;
+  const asset = await cachedAsset(`types:${file}`, build.inputHash, async () => {
+    const bytes = await Deno.readFile(file).catch(() => {
+      throw new AppError("not_found", `${m[2]} is not part of the SDK's declarations.`);
+    });
+    return CodedAsset.of(bytes, "application/typescript; charset=utf-8");
+  });
+  return await assetResponse(asset, assetRequest(ctx.req.raw), {
+    cacheControl: "public, max-age=31536000, immutable",
+    headers: PUBLIC_MODULE_CORS,
   });
 }

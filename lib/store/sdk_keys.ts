@@ -2,6 +2,7 @@
  * SDK key records in Deno KV: `["sdk_keys", keyId]` with a per-partner index
  * `["sdk_keys_by_partner", partnerId, keyId]`. Only digests of secrets are stored.
  */
+import type { KeyExportFormats } from "../dag/export_format.ts";
 
 /** A rate-limit policy: `points` mints per `durationSeconds` window (lib/hub/rate_limit.ts). */
 export interface RateLimitPolicy {
@@ -37,6 +38,8 @@ export interface SdkKeyRecord {
   clientIpRateLimit?: RateLimitPolicy;
   /** Renders per UTC day and month of every token of the key; absent = unlimited (older records). */
   renderQuota?: RenderQuota;
+  /** Export formats per flow; absent = `DEFAULT_EXPORT_FORMATS` (lib/dag/export_format.ts). */
+  exportFormats?: KeyExportFormats;
   createdAt: number;
   updatedAt: number;
   revokedAt: number | null;

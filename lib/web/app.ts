@@ -1,11 +1,13 @@
 /**
  * Builds a Hono app from a route manifest: a request id on every request, the file-system routes,
- * static files, the bundles of the manifest's islands (built on first use), and one error boundary
- * that turns every failure into an RFC 9457 problem. What the app adds per request (its
+ * static files, the bundles of the manifest's islands (built on first use), compression of every
+ * text answer the client accepts coded (lib/http/compression.ts), and one error boundary that
+ * turns every failure into an RFC 9457 problem. What the app adds per request (its
  * dependencies, a logger, metrics) and to the bundles (its own entries) comes in through options,
  * so the framework imports nothing of the product.
  */
 import { type Context, type Env, Hono } from "hono";
+import { compression } from "../http/compression.ts";
 import { AppError, problemResponse, toAppError } from "../http/problem.ts";
 import type { Manifest, WebEnv } from "./context.ts";
 import { manifestIslandBuild } from "./islands_build.ts";
@@ -80,6 +82,8 @@ export function createWebApp<E extends WebEnv & Env>(
     });
   });
 
+  // Inside the request log (its time counts), outside everything that answers (problems too).
+  app.use("*", compression());
   mountRoutes(app, manifest, options.role);
   app.use("*", staticFiles(options.staticDir));
 

@@ -40,10 +40,12 @@ export const PAGE_DIRECTIVES: CspDirectives = {
 
 /**
  * An island page (lib/web/islands_page.ts): a page whose islands may also show `blob:` images
- * (made in the browser) and which submits no form.
+ * (made in the browser), compile WebAssembly (`'wasm-unsafe-eval'`: the render client's meshopt
+ * decoder; it allows no JavaScript `eval`) and which submits no form.
  */
 export const ISLAND_PAGE_DIRECTIVES: CspDirectives = {
   ...PAGE_DIRECTIVES,
+  "script-src": [...PAGE_DIRECTIVES["script-src"], "'wasm-unsafe-eval'"],
   "img-src": [...PAGE_DIRECTIVES["img-src"], "blob:"],
   "form-action": ["'none'"],
 };

@@ -1,10 +1,14 @@
 /**
- * Serves `static/` at the site root (Fresh's convention) for GET and HEAD, with a content type,
- * a validator (`ETag` from size and mtime) and `304 Not Modified`. Paths that try to leave the
- * folder are not served.
+ * Serves `static/` at the site root (Fresh's convention) for GET and HEAD as coded assets
+ * (lib/http/coded_asset.ts): a content type, a strong ETag per coding, `304 Not Modified`, and
+ * brotli or gzip for text the client accepts, each compressed once per process. The
+ * content-hashed build output under `/build/` (islands, SDK bundles, shared chunks) is immutable
+ * and readable cross-origin; other files revalidate. Paths that try to leave the folder are not
+ * served.
  */
 import type { MiddlewareHandler } from "hono";
 import { extname, join, normalize } from "node:path";
+import { assetRequest, assetResponse, cachedAsset, CodedAsset } from "../http/coded_asset.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -18,6 +22,7 @@ const TYPES: Record<string, string> = {
   ".ico": "image/x-icon",
   ".wasm": "application/wasm",
   ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
   ".woff2": "font/woff2",
 };
 
@@ -42,24 +47,30 @@ export function staticFiles(root: string): MiddlewareHandler {
       return await next();
     }
     if (!info.isFile) return await next();
-    const etag = `W/"${info.size.toString(36)}-${(info.mtime?.getTime() ?? 0).toString(36)}"`;
-    const headers = new Headers({
-      "content-type": TYPES[extname(path)] ?? "application/octet-stream",
-      etag,
+    const build = rel.startsWith("/build/");
+    const type = TYPES[extname(path)] ?? "application/octet-stream";
+    let asset: CodedAsset;
+    try {
+      asset = await cachedAsset(
+        `static:${path}`,
+        `${info.size}-${info.mtime?.getTime() ?? 0}`,
+        async () => CodedAsset.of(await Deno.readFile(path), type),
+      );
+    } catch {
+      return await next();
+    }
+    return await assetResponse(asset, assetRequest(c.req.raw), {
       // Content-hashed build output never changes; everything else revalidates.
-      "cache-control": rel.startsWith("/build/")
+      cacheControl: build
         ? "public, max-age=31536000, immutable"
         : "public, max-age=0, must-revalidate",
+      // Bundles are public scripts that partner pages load cross-origin as modules (the SDK).
+      headers: build ? BUILD_CORS : undefined,
     });
-    // Bundles are public scripts that partner pages load cross-origin as modules (the SDK).
-    if (rel.startsWith("/build/")) {
-      headers.set("access-control-allow-origin", "*");
-      headers.set("cross-origin-resource-policy", "cross-origin");
-    }
-    if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
-    headers.set("content-length", String(info.size));
-    if (c.req.method === "HEAD") return new Response(null, { headers });
-    const file = await Deno.open(path);
-    return new Response(file.readable, { headers });
   };
 }
+
+const BUILD_CORS = {
+  "access-control-allow-origin": "*",
+  "cross-origin-resource-policy": "cross-origin",
+};

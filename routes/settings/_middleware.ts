@@ -1,5 +1,6 @@
 /** /settings/*: body limit, a signed-in session, CSRF checks on every state-changing request. */
 import { settingsBodyLimit } from "@/lib/app/body_limit.ts";
 import { settingsSession } from "@/lib/app/settings_session.ts";
+import { hubOnly } from "@/lib/app/hub_only.ts";
 
-export const handler = [settingsBodyLimit, settingsSession({ required: true })];
+export const handler = [hubOnly, settingsBodyLimit, settingsSession({ required: true })];

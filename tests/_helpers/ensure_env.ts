@@ -1,7 +1,9 @@
 /**
  * Runs before the suite (`deno task test`): makes sure the real parts the tests use are there —
- * a Redis server on TEST_REDIS_URL (started from the installed redis-server if none answers) and
- * Debian's Chromium for the browser tests (installed with apt-get when running as root). Prints
+ * a Redis server on TEST_REDIS_URL (started from the installed redis-server if none answers),
+ * Debian's Chromium for the browser tests, Debian's `admesh` for the STL export checks and
+ * Debian's HAProxy for the load-balancer test (installed with apt-get when running as root; admesh
+ * is required only in CI). Prints
  * what it did; exits non-zero with the fix when it cannot.
  */
 const redisUrl = new URL(Deno.env.get("TEST_REDIS_URL") ?? "redis://127.0.0.1:6379");
@@ -77,6 +79,31 @@ if (!await exists(chromium)) {
   }
   if (!await exists(chromium)) {
     problems.push(`Chromium is missing at ${chromium}: apt-get install -y chromium`);
+  }
+}
+
+// The STL exports are checked by admesh (tests/kernel/export_tools_test.ts); required in CI.
+if (!await exists("/usr/bin/admesh")) {
+  if (Deno.uid?.() === 0) {
+    console.log("ensure_env: installing Debian admesh for the STL export checks");
+    await run("apt-get", ["update", "-q"]);
+    await run("apt-get", ["install", "-y", "-q", "admesh"]);
+  }
+  if (!await exists("/usr/bin/admesh")) {
+    const fix = "admesh is missing: apt-get install -y admesh";
+    if (Deno.env.get("CI")) problems.push(fix);
+    else console.log(`ensure_env: ${fix} (the STL checks are skipped without it)`);
+  }
+}
+
+if (!await exists("/usr/sbin/haproxy")) {
+  if (Deno.uid?.() === 0) {
+    console.log("ensure_env: installing Debian haproxy for the load-balancer test");
+    await run("apt-get", ["update", "-q"]);
+    await run("apt-get", ["install", "-y", "-q", "haproxy"]);
+  }
+  if (!await exists("/usr/sbin/haproxy")) {
+    problems.push("HAProxy is missing: apt-get install -y haproxy");
   }
 }
 

@@ -82,6 +82,32 @@ Deno.test("embed bridge - incoming messages are checked for shape", () => {
       type: "cad:setParameters",
       values: { a: 1 },
     }],
+    [{ type: "cad:getShareUrl", requestId: "s1", baseUrl: "https://shop.example/p?x=1" }, {
+      type: "cad:getShareUrl",
+      requestId: "s1",
+      baseUrl: "https://shop.example/p?x=1",
+    }],
+    [{ type: "cad:getShareUrl", requestId: "s2" }, {
+      type: "cad:getShareUrl",
+      requestId: "s2",
+      baseUrl: undefined,
+    }],
+    [{ type: "cad:getShareUrl", baseUrl: "javascript:alert(1)" }, null],
+    [{ type: "cad:getShareUrl", baseUrl: "/relative" }, null],
+    [{ type: "cad:getShareUrl", requestId: 1 }, null],
+    [
+      { type: "cad:snapshot", requestId: "p1", width: 256, height: 128, background: "transparent" },
+      {
+        type: "cad:snapshot",
+        requestId: "p1",
+        width: 256,
+        height: 128,
+        background: "transparent",
+      },
+    ],
+    [{ type: "cad:snapshot" }, { type: "cad:snapshot", requestId: undefined }],
+    [{ type: "cad:snapshot", width: "512" }, null],
+    [{ type: "cad:snapshot", background: 0xffffff }, null],
   ];
   for (const [input, want] of table) assert.deepEqual(parseIncoming(input), want);
 });

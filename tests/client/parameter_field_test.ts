@@ -38,3 +38,49 @@ Deno.test("parameter field - ids, and aria-describedby naming the help and the m
   const bare = { ...width, description: undefined } as ParameterDescriptor;
   assert.equal(parameterFieldIds(bare, false).describedBy, undefined);
 });
+
+const name = {
+  name: "name",
+  kind: "String",
+  label: "Name",
+  default: "Ada",
+  maxLength: 12,
+  minLength: 1,
+  pattern: "^[A-Za-z0-9 .'&\\-]*$",
+} as unknown as ParameterDescriptor;
+
+Deno.test("parameter field - a String is checked as the kernel would, refusals in a shopper's words", () => {
+  assert.deepEqual(checkParameterValue(name, "Jo & Co."), { ok: true, value: "Jo & Co." });
+  assert.deepEqual(checkParameterValue(name, "A".repeat(13)), {
+    ok: false,
+    message: "Use at most 12 characters.",
+  });
+  assert.deepEqual(checkParameterValue(name, ""), {
+    ok: false,
+    message: "Use at least 1 character.",
+  });
+  assert.deepEqual(checkParameterValue(name, "Zoë ✓"), {
+    ok: false,
+    message: "“ë” cannot be used here. Use only A–Z, a–z, 0–9, space, ., ', & and -.",
+  });
+  assert.deepEqual(checkParameterValue(name, 7), { ok: false, message: "Enter text." });
+});
+
+Deno.test("parameter field - the form draws a String as a text box with its maxlength and message", async () => {
+  const { renderToString } = await import("preact-render-to-string");
+  const { h } = await import("preact");
+  const { default: ParameterForm } = await import("@/islands/ParameterForm.tsx");
+  const html = renderToString(
+    h(ParameterForm, {
+      schema: { parameters: [name] },
+      values: { name: "Grace" },
+      onChange: () => {},
+    }),
+  );
+  const input = html.match(/<input[^>]*id="cad-p-name"[^>]*>/)?.[0] ?? "";
+  assert.match(input, /type="text"/);
+  assert.match(input, /maxlength="12"/i);
+  assert.match(input, /value="Grace"/);
+  assert.match(html, /class="cad-field cad-field--string"/);
+  assert.match(html, /<label for="cad-p-name"[^>]*>Name<\/label>/);
+});

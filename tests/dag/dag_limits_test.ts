@@ -43,6 +43,7 @@ Deno.test("kernel - DEFAULT_DAG_LIMITS are the limits of docs/dag.md", () => {
       deadline: DEFAULT_DAG_LIMITS.deadlineMs,
       body: DEFAULT_DAG_LIMITS.maxBodyBytes,
       string: DEFAULT_DAG_LIMITS.maxStringLength,
+      text: [DEFAULT_DAG_LIMITS.maxTextCharacters, DEFAULT_DAG_LIMITS.maxTextVertices],
     },
     {
       nodes: 2000,
@@ -57,6 +58,7 @@ Deno.test("kernel - DEFAULT_DAG_LIMITS are the limits of docs/dag.md", () => {
       deadline: 10_000,
       body: 262_144,
       string: 200,
+      text: [64, 20_000],
     },
   );
   assert.ok(Object.isFrozen(DEFAULT_DAG_LIMITS));

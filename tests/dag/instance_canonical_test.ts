@@ -74,6 +74,11 @@ function randomValue(param: ParameterDescriptor, next: () => number): unknown {
       return param.enum![Math.floor(next() * param.enum!.length)];
     case "Color":
       return "#" + Math.floor(next() * 0xffffff).toString(16).padStart(6, "0");
+    case "String": {
+      const chars = [...(param.default as string)];
+      const length = 1 + Math.floor(next() * Math.min(param.maxLength!, 8));
+      return Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+    }
     default: {
       const min = param.minimum ?? -1000;
       const max = param.maximum ?? 1000;

@@ -80,6 +80,8 @@ def design(p):
         cp.polygon([[0, 0], [4, 0], [0, 4]]).extrude(1),
         cp.circle(3).offset(p.w / 4, join="miter", miter_limit=3, segments=16).extrude(2),
         cp.fillet2d(cp.rectangle([8, p.w]), p.w / 4, segments=24).extrude(1),
+        cp.text("Ab", p.w, halign="center", valign="top", spacing=0.5, tolerance=0.02,
+                kerning=p.w > 2).extrude(1),
     )
     solid = cp.hull(cp.box([1, 1, 1], center=True), cp.sphere(1),
                     cp.cylinder(2, 1, radius_top=0, segments=8, center=True))

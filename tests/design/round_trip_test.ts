@@ -38,6 +38,8 @@ function mixed(schema: ParameterSchema): Values {
         return [p.name, p.enum![p.enum!.length - 1]];
       case "Color":
         return [p.name, p.swatches?.at(-1) ?? "#123456"];
+      case "String":
+        return [p.name, [...(p.default as string)].reverse().join("")];
     }
   }));
 }

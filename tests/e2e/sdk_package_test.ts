@@ -165,6 +165,67 @@ Deno.test({
         },
       );
 
+      await t.step("React ref: getShareUrl reopens the values, snapshot is a PNG", async () => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+        const errors: string[] = [];
+        page.on("pageerror", (e) => errors.push(String(e)));
+        const renders = recordRenders(page);
+        await page.goto(`${origin}/`);
+        await page.locator('.cad-configurator[data-render-status="ready"]').waitFor({
+          timeout: 30_000,
+        });
+        await until(() => renders.some((r) => r.status === 200), "the first render");
+        const changed = await stepWidth(page, renders);
+        await page.locator(`.cad-configurator[data-dag-hash="${changed.dagHash}"]`).waitFor();
+        const out = await page.evaluate(async () => {
+          const cad = (globalThis as unknown as {
+            cad: {
+              snapshot(o: unknown): Promise<Blob>;
+              getShareUrl(): string | null;
+              getValues(): Record<string, unknown>;
+            };
+          }).cad;
+          const png = await cad.snapshot({ width: 256, height: 192 });
+          const bitmap = await createImageBitmap(png);
+          const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+          const ctx = canvas.getContext("2d")!;
+          ctx.drawImage(bitmap, 0, 0);
+          const data = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+          let drawn = 0;
+          for (let i = 0; i < data.length; i += 4) {
+            if (data[i] + data[i + 1] + data[i + 2] < 3 * 255 - 30) drawn++;
+          }
+          return {
+            url: cad.getShareUrl(),
+            values: cad.getValues(),
+            type: png.type,
+            width: bitmap.width,
+            height: bitmap.height,
+            drawn: drawn / (bitmap.width * bitmap.height),
+          };
+        });
+        assert.equal(out.type, "image/png");
+        assert.deepEqual([out.width, out.height], [256, 192]);
+        assert.ok(out.drawn > 0.05, `the model is in the snapshot (${out.drawn})`);
+        assert.match(out.url ?? "", /\?cad=1~wall-bracket~\d+~width~41$/);
+        const again = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+        again.on("pageerror", (e) => errors.push(String(e)));
+        await again.goto(out.url!);
+        await again.locator(`.cad-configurator[data-dag-hash="${changed.dagHash}"]`).waitFor({
+          timeout: 30_000,
+        });
+        assert.deepEqual(
+          await again.evaluate(() =>
+            (globalThis as unknown as { partnerReady: unknown }).partnerReady
+          ),
+          out.values,
+          "the link restores the exact values",
+        );
+        assert.deepEqual(errors, []);
+        await again.close();
+        await page.close();
+      });
+
       await t.step("plain HTML page with <cad-configurator> from the package", async () => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
         const errors: string[] = [];

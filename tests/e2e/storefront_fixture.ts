@@ -7,6 +7,7 @@ import type { Frame, Page } from "playwright-core";
 import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { serveStorefront } from "@/examples/storefront/serve.ts";
 import { startTestServer, type TestServer } from "../_helpers/server.ts";
+import { decodeRenderBody } from "@/lib/client/render_body.ts";
 
 /** A running hub and storefront. */
 export interface ShopSetup {
@@ -117,7 +118,9 @@ export function recordRenders(page: Page): RenderExchange[] {
     const sent = JSON.parse(res.request().postData() ?? "{}");
     let body: Record<string, unknown> = {};
     try {
-      body = await res.json();
+      // Either form (the SDK asks for the binary one), decoded as the client decodes it.
+      const decoded = await decodeRenderBody(new Uint8Array(await res.body()));
+      body = { ...decoded, meshes: Object.fromEntries(decoded.meshes) };
     } catch {
       // aborted or unreadable
     }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ClientIpMintLimiter, DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
-import { withRedis } from "../_helpers/redis.ts";
+import { REDIS_TARGETS } from "../_helpers/redis_cluster.ts";
 import { createKeyFixture, mint, startTestServer, type TestServer } from "../_helpers/server.ts";
 
 /** Mints in the browser flow as a client at `ip` behind the test's trusted proxy (loopback). */
@@ -171,23 +171,26 @@ Deno.test("client ip limit - new keys and records older than the setting use the
   }
 });
 
-Deno.test("client ip limit - limiter counts per key and network in Redis", async () => {
-  await withRedis(async (redis, prefix) => {
-    const limiter = new ClientIpMintLimiter({ redis, prefix });
-    const policy = { points: 2, durationSeconds: 60 };
-    const spend = async (key: string, ip: string) =>
-      (await limiter.consume(key, ip, policy)).allowed;
-    assert.deepEqual(
-      [
-        await spend("ka", "203.0.113.9"),
-        await spend("ka", "203.0.113.9"),
-        await spend("ka", "203.0.113.9"),
-        await spend("kb", "203.0.113.9"),
-        await spend("ka", "203.0.113.10"),
-      ],
-      [true, true, false, true, true],
-    );
-    const keys = await redis.keys(`${prefix}*`);
-    assert.ok(keys.every((k) => k.startsWith(`${prefix}ip:rl:mint:2:60`)), keys.join(" "));
+for (const target of REDIS_TARGETS) {
+  Deno.test(`client ip limit - limiter counts per key and network in Redis (${target.name})`, async () => {
+    await target.run(async (redis, prefix, admin) => {
+      const limiter = new ClientIpMintLimiter({ redis, prefix });
+      const policy = { points: 2, durationSeconds: 60 };
+      const spend = async (key: string, ip: string) =>
+        (await limiter.consume(key, ip, policy)).allowed;
+      assert.deepEqual(
+        [
+          await spend("ka", "203.0.113.9"),
+          await spend("ka", "203.0.113.9"),
+          await spend("ka", "203.0.113.9"),
+          await spend("kb", "203.0.113.9"),
+          await spend("ka", "203.0.113.10"),
+        ],
+        [true, true, false, true, true],
+      );
+      const keys = await admin.keys(`${prefix}*`);
+      assert.equal(keys.length, 3, "three counters, in Redis");
+      assert.ok(keys.every((k) => k.startsWith(`${prefix}ip:rl:mint:2:60`)), keys.join(" "));
+    });
   });
-});
+}

@@ -14,7 +14,8 @@ import {
   type RenderQuotaStore,
 } from "@/lib/render/render_quota_store.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
-import { TEST_REDIS_URL, withRedis } from "../_helpers/redis.ts";
+import { TEST_REDIS_URL } from "../_helpers/redis.ts";
+import { REDIS_TARGETS } from "../_helpers/redis_cluster.ts";
 import { createKeyFixture, mint, startTestServer } from "../_helpers/server.ts";
 import { setUpPartner } from "../settings/_setup.ts";
 
@@ -31,14 +32,19 @@ async function wallBracketDag(): Promise<Dag> {
   );
 }
 
-/** Runs `fn` with a gate over each store: real Redis on a fresh prefix, and in process. */
+/**
+ * Runs `fn` with a gate over each store: real Redis on a fresh prefix (the shared server, and a
+ * local three-master cluster), and in process.
+ */
 async function eachStore(
   fn: (name: string, gate: (kv: Deno.Kv, clock?: () => number) => RenderQuotas) => Promise<void>,
 ): Promise<void> {
-  await withRedis(async (redis, prefix) => {
-    const store = new RedisRenderQuotaStore(redis, prefix);
-    await fn("redis", (kv, clock) => new RenderQuotas({ kv, store, clock }));
-  });
+  for (const target of REDIS_TARGETS) {
+    await target.run(async (redis, prefix) => {
+      const store = new RedisRenderQuotaStore(redis, prefix);
+      await fn(`redis ${target.name}`, (kv, clock) => new RenderQuotas({ kv, store, clock }));
+    });
+  }
   const memory = new MemoryRenderQuotaStore();
   await fn("memory", (kv, clock) => new RenderQuotas({ kv, store: memory, clock }));
 }
@@ -285,38 +291,40 @@ Deno.test("render quota - refunds give a render back; a quota of 0 stops renderi
   }
 });
 
-Deno.test("render quota - keys without quotas write nothing to Redis", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await withRedis(async (redis, prefix) => {
-      const quotas = new RenderQuotas({ kv, store: new RedisRenderQuotaStore(redis, prefix) });
-      const f = await createKeyFixture(kv);
-      // A record written before quotas existed has no field at all: unlimited too.
-      const record = await getSdkKey(kv, f.keyId);
-      const { renderQuota: _, ...old } = record!;
-      await kv.set(["sdk_keys", f.keyId], old);
-      const g = await createKeyFixture(kv, { renderQuota: { day: null, month: null } });
-      for (let i = 0; i < 10; i++) {
-        await quotas.spend(f.keyId);
-        await quotas.spend(g.keyId);
-      }
-      await quotas.refund(f.keyId);
-      assert.deepEqual(await redis.keys(`${prefix}*`), []);
-      // With a quota, the two counters share one hash slot: `{keyId}`.
-      const h = await createKeyFixture(kv, { renderQuota: { day: 5, month: null } });
-      await quotas.spend(h.keyId);
-      const keys = (await redis.keys(`${prefix}*`)).sort();
-      assert.equal(keys.length, 2);
-      for (const k of keys) assert.ok(k.startsWith(`${prefix}quota:{${h.keyId}}:`), k);
-      for (const k of keys) {
-        const ttl = await redis.ttl(k);
-        assert.ok(ttl > 0, `${k} expires`);
-      }
-    });
-  } finally {
-    kv.close();
-  }
-});
+for (const target of REDIS_TARGETS) {
+  Deno.test(`render quota - keys without quotas write nothing to Redis (${target.name})`, async () => {
+    const kv = await Deno.openKv(":memory:");
+    try {
+      await target.run(async (redis, prefix, admin) => {
+        const quotas = new RenderQuotas({ kv, store: new RedisRenderQuotaStore(redis, prefix) });
+        const f = await createKeyFixture(kv);
+        // A record written before quotas existed has no field at all: unlimited too.
+        const record = await getSdkKey(kv, f.keyId);
+        const { renderQuota: _, ...old } = record!;
+        await kv.set(["sdk_keys", f.keyId], old);
+        const g = await createKeyFixture(kv, { renderQuota: { day: null, month: null } });
+        for (let i = 0; i < 10; i++) {
+          await quotas.spend(f.keyId);
+          await quotas.spend(g.keyId);
+        }
+        await quotas.refund(f.keyId);
+        assert.deepEqual(await admin.keys(`${prefix}*`), []);
+        // With a quota, the two counters share one hash slot: `{keyId}`.
+        const h = await createKeyFixture(kv, { renderQuota: { day: 5, month: null } });
+        await quotas.spend(h.keyId);
+        const keys = (await admin.keys(`${prefix}*`)).sort();
+        assert.equal(keys.length, 2);
+        for (const k of keys) assert.ok(k.startsWith(`${prefix}quota:{${h.keyId}}:`), k);
+        for (const k of keys) {
+          const ttl = await redis.ttl(k);
+          assert.ok(ttl > 0, `${k} expires`);
+        }
+      });
+    } finally {
+      kv.close();
+    }
+  });
+}
 
 Deno.test("render quota - settings are cached; an edit applies once invalidated", async () => {
   const kv = await Deno.openKv(":memory:");

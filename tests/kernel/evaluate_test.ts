@@ -10,8 +10,10 @@ import { evaluateDag, evaluateDagExact, type ExactMesh } from "@/lib/kernel/eval
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "@/lib/kernel/eval_limits.ts";
 import { KERNEL_VERSION, MANIFOLD_VERSION } from "@/lib/kernel/kernel_version.ts";
 import { createManifoldRuntime, type ManifoldRuntime } from "@/lib/kernel/manifold_runtime.ts";
-import { decodeMesh } from "@/lib/client/mesh_decode.ts";
+import { decodeMesh, meshDecoderReady } from "@/lib/client/mesh_decode.ts";
 import type { Scene } from "@/lib/dag/scene.ts";
+
+await meshDecoderReady();
 
 const runtime = await createManifoldRuntime({ trackObjects: true });
 

@@ -212,9 +212,22 @@ function extreme(schema: ParameterSchema, end: "min" | "max"): Values {
         return end === "min" ? p.enum![0] : p.enum![p.enum!.length - 1];
       case "Color":
         return p.default;
+      case "String":
+        return end === "min" ? shortest(p) : longest(p);
     }
   };
   return Object.fromEntries(schema.parameters.map((p) => [p.name, pick(p)]));
+}
+
+/** A String's shortest value from its default's characters (which its pattern allows). */
+function shortest(p: ParameterDescriptor): string {
+  return [...(p.default as string)].slice(0, Math.max(1, p.minLength ?? 0)).join("");
+}
+
+/** A String's longest value: its default repeated up to `maxLength` characters. */
+function longest(p: ParameterDescriptor): string {
+  const chars = [...(p.default as string)];
+  return Array.from({ length: p.maxLength! }, (_, i) => chars[i % chars.length]).join("");
 }
 
 /** Another valid value of `p`, half way from the default to the farther bound (on the step). */
@@ -235,6 +248,8 @@ function otherValue(p: ParameterDescriptor): number | boolean | string {
       return p.enum!.find((choice) => choice !== p.default)!;
     case "Color":
       return p.default === "#123456" ? "#654321" : "#123456";
+    case "String":
+      return [...(p.default as string)].reverse().join("");
   }
 }
 
@@ -677,7 +692,80 @@ const studPlate: Example = {
   ],
 };
 
-const EXAMPLES: Example[] = [wallBracket, storageBox, spurGear, vase, studPlate];
+const nameTag: Example = {
+  slug: "tag-keychain",
+  mixed: [
+    {
+      name: "WWWWWWWWWWWWWWWW",
+      style: "engraved",
+      textSize: 20,
+      depth: 2,
+      length: 40,
+      height: 15,
+      thickness: 2,
+      holeDiameter: 8,
+    },
+    {
+      name: "i",
+      style: "embossed",
+      textSize: 4,
+      depth: 2,
+      length: 120,
+      height: 40,
+      thickness: 6,
+      holeDiameter: 3,
+    },
+  ],
+  expect(v) {
+    const L = num(v, "length"), H = num(v, "height"), T = num(v, "thickness");
+    const r = 0.3 * H, holeR = num(v, "holeDiameter") / 2;
+    const relief = Math.min(num(v, "depth"), T / 2);
+    const engraved = v.style === "engraved";
+    const plate = (L * H - (4 - Math.PI) * r * r - Math.PI * holeR ** 2 * facet(32)) * T;
+    // The lettering lies within its area (right of the hole, 3 mm / 2 mm in from the edges).
+    const area = (L - 3 - (6 + 2 * holeR)) * (H - 4) * relief;
+    return {
+      volume: {
+        Tag: engraved ? [plate - area, plate * (1 - 1e-6)] : around(plate, 2e-3, 2e-3),
+        Lettering: [1e-3, area],
+      },
+      bbox: { min: [0, 0, 0], max: [L, H, engraved ? T : T + relief], tol: 1e-3 },
+      check(scene) {
+        // Engraved, the lettering is the inlay of the cut: together they are the whole tag.
+        if (engraved) assertClose(scene.volume, plate, 2e-3 * plate, "tag + inlay");
+      },
+    };
+  },
+  hashes: [
+    {
+      name: "colors keep both meshes",
+      change: { tagColor: "#e63946", textColor: "#222222" },
+      changed: [],
+      same: ["Tag", "Lettering"],
+    },
+    {
+      name: "embossed, another name changes only the lettering",
+      change: { name: "Grace" },
+      changed: ["Lettering"],
+      same: ["Tag"],
+    },
+    {
+      name: "engraved, another name changes the tag and the inlay",
+      base: { style: "engraved" },
+      change: { name: "Grace" },
+      changed: ["Tag", "Lettering"],
+      same: [],
+    },
+    {
+      name: "the ring hole changes the tag and moves the lettering",
+      change: { holeDiameter: 7 },
+      changed: ["Tag", "Lettering"],
+      same: [],
+    },
+  ],
+};
+
+const EXAMPLES: Example[] = [wallBracket, storageBox, spurGear, vase, studPlate, nameTag];
 
 // ---------------------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 /**
  * Revocations and Redis: Redis is no longer where revocations live (docs/tokens.md, Revocation),
  * so losing its data un-revokes nothing; and what earlier versions kept there is copied into the
- * Deno KV revocation log once (lib/hub/revocation_backfill.ts). A private redis-server takes the
- * FLUSHALL and the restart; the shared one only holds a random test prefix.
+ * Deno KV revocation log once (lib/hub/revocation_backfill.ts: it scans every master of a Redis
+ * Cluster). A private redis-server takes the FLUSHALL and the restart; the shared one only holds a
+ * random test prefix.
  */
 import assert from "node:assert/strict";
 import { backfillRevocations } from "@/lib/hub/revocation_backfill.ts";
@@ -12,7 +13,8 @@ import { RevocationReplica } from "@/lib/render/revocation_replica.ts";
 import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
 import { createKeyFixture } from "../_helpers/fixtures.ts";
 import { finishedDag } from "../_helpers/projects.ts";
-import { rid, withRedis } from "../_helpers/redis.ts";
+import { rid } from "../_helpers/redis.ts";
+import { REDIS_TARGETS } from "../_helpers/redis_cluster.ts";
 import { PrivateRedis } from "../_helpers/redis_server.ts";
 import { startTestServer } from "../_helpers/server.ts";
 import { expectProblem, mintToken, render, setupRender } from "../render/render_helpers.ts";
@@ -94,43 +96,48 @@ Deno.test("revocation - a Redis FLUSHALL or restart un-revokes nothing", async (
   }
 });
 
-Deno.test("revocation - revocations of earlier versions (Redis keys, KV records) are copied into the log once", async () => {
-  await withRedis(async (redisClient, prefix) => {
-    const kv = await Deno.openKv(":memory:");
-    try {
-      const now = Date.now();
-      // A key revoked through its record only (no log entry), as before the log existed.
-      const f = await createKeyFixture(kv);
-      await updateSdkKey(kv, f.keyId, (r) => ({ ...r, revokedAt: now - 60_000 }));
-      // A token revoked in KV without Redis, and one in Redis; a key revoked in Redis only.
-      const kvJti = rid(16);
-      await kv.set(["revoked_tokens", kvJti], true, { expireIn: 3600_000 });
-      const redisJti = rid(16);
-      await redisClient.set(`${prefix}revoked:jti:${redisJti}`, "1", {
-        expiration: { type: "PX", value: 3600_000 },
-      });
-      const redisKey = `k${rid(10)}`;
-      await redisClient.set(`${prefix}revoked:key:${redisKey}`, String(Math.floor(now / 1000)));
+for (const target of REDIS_TARGETS) {
+  Deno.test(`revocation - revocations of earlier versions (Redis keys, KV records) are copied into the log once (${target.name})`, async () => {
+    await target.run(async (redisClient, prefix) => {
+      const kv = await Deno.openKv(":memory:");
+      try {
+        const now = Date.now();
+        // A key revoked through its record only (no log entry), as before the log existed.
+        const f = await createKeyFixture(kv);
+        await updateSdkKey(kv, f.keyId, (r) => ({ ...r, revokedAt: now - 60_000 }));
+        // A token revoked in KV without Redis, tokens revoked in Redis; a key revoked in Redis only.
+        const kvJti = rid(16);
+        await kv.set(["revoked_tokens", kvJti], true, { expireIn: 3600_000 });
+        // Eight of them in Redis: on a cluster they land on several masters, all scanned.
+        const redisJtis = Array.from({ length: 8 }, () => rid(16));
+        for (const redisJti of redisJtis) {
+          await redisClient.set(`${prefix}revoked:jti:${redisJti}`, "1", {
+            expiration: { type: "PX", value: 3600_000 },
+          });
+        }
+        const redisKey = `k${rid(10)}`;
+        await redisClient.set(`${prefix}revoked:key:${redisKey}`, String(Math.floor(now / 1000)));
 
-      const copied = await backfillRevocations(kv, { redis: redisClient, prefix, now });
-      assert.equal(copied, 4);
-      assert.equal(await backfillRevocations(kv, { redis: redisClient, prefix, now }), 0, "once");
+        const copied = await backfillRevocations(kv, { redis: redisClient, prefix, now });
+        assert.equal(copied, 3 + redisJtis.length);
+        assert.equal(await backfillRevocations(kv, { redis: redisClient, prefix, now }), 0, "once");
 
-      const replica = new RevocationReplica(kv);
-      await replica.sync();
-      for (
-        const subject of [
-          { client_id: f.keyId, jti: rid(16) },
-          { client_id: "kx", jti: kvJti },
-          { client_id: "kx", jti: redisJti },
-          { client_id: redisKey, jti: rid(16) },
-        ]
-      ) {
-        assert.equal(await replica.isRevoked(subject), true, JSON.stringify(subject));
+        const replica = new RevocationReplica(kv);
+        await replica.sync();
+        for (
+          const subject of [
+            { client_id: f.keyId, jti: rid(16) },
+            { client_id: "kx", jti: kvJti },
+            ...redisJtis.map((jti) => ({ client_id: "kx", jti })),
+            { client_id: redisKey, jti: rid(16) },
+          ]
+        ) {
+          assert.equal(await replica.isRevoked(subject), true, JSON.stringify(subject));
+        }
+        assert.equal(await replica.isRevoked({ client_id: "kx", jti: rid(16) }), false);
+      } finally {
+        kv.close();
       }
-      assert.equal(await replica.isRevoked({ client_id: "kx", jti: rid(16) }), false);
-    } finally {
-      kv.close();
-    }
+    });
   });
-});
+}

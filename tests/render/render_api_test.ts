@@ -57,7 +57,7 @@ Deno.test("render - a valid token renders meshes, then hits L1, and skips meshes
     assert.equal(first.budget.remaining, 9);
     assert.deepEqual(first.scene.parts.map((p: { name: string }) => p.name), ["Plate", "Feet"]);
     const feet = first.scene.parts[1];
-    assert.equal(feet.instances.length, 4, "four feet are four instances of one mesh");
+    assert.equal(feet.translations.length, 12, "four feet are four instances of one mesh");
     assert.equal(Object.keys(first.meshes).length, 2);
     assert.ok(first.scene.triangles > 0 && first.scene.volume > 0);
     const [minX, , minZ] = first.scene.bbox.min;
@@ -222,7 +222,7 @@ Deno.test("render - revoking the key stops its tokens at once", async () => {
   }
 });
 
-Deno.test("render - preflight allows authorization and content-type from any origin", async () => {
+Deno.test("render - preflight allows authorization, content-type and idempotency-key from any origin", async () => {
   const server = await startTestServer();
   try {
     const res = await fetch(`${server.url}${RENDER}`, {
@@ -230,12 +230,15 @@ Deno.test("render - preflight allows authorization and content-type from any ori
       headers: {
         origin: "https://shop.example",
         "access-control-request-method": "POST",
-        "access-control-request-headers": "authorization, content-type",
+        "access-control-request-headers": "authorization, content-type, idempotency-key",
       },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get("access-control-allow-origin"), "https://shop.example");
-    assert.equal(res.headers.get("access-control-allow-headers"), "authorization, content-type");
+    assert.equal(
+      res.headers.get("access-control-allow-headers"),
+      "authorization, content-type, idempotency-key",
+    );
   } finally {
     await server.close();
   }

@@ -18,7 +18,7 @@ function scene(size = 10): Scene {
     }],
     meshes: {
       ["a".repeat(64)]: {
-        positions: "A".repeat(size),
+        vertices: "A".repeat(size),
         min: [0, 0, 0],
         scale: [1 / 65535, 1 / 65535, 1 / 65535],
         indices: "B".repeat(size),
@@ -53,7 +53,7 @@ Deno.test("cache - miss, then L1, then L2 after L1 is dropped; concurrent misses
     assert.equal(fromL2.cache, "l2");
     assert.deepEqual(fromL2.scene.toScene(), scene());
     assert.equal(evaluations, 1);
-    const ttl = await redis.ttl(`${prefix}render:v2:${key}`);
+    const ttl = await redis.ttl(`${prefix}render:v3:${key}`);
     assert.ok(ttl > 0, "L2 entries have a TTL");
   });
 });
@@ -98,7 +98,7 @@ Deno.test("cache - Redis stalled: L2 is skipped within the deadline, then used a
     const cache = new RenderCache({ redis, prefix: "t:", log });
     const stored = rid(16);
     await cache.getOrCompute(stored, () => Promise.resolve(scene()));
-    await eventually(async () => (await redis.exists(`t:render:v2:${stored}`)) === 1);
+    await eventually(async () => (await redis.exists(`t:render:v3:${stored}`)) === 1);
     cache.clearL1();
 
     server.pause();
@@ -175,14 +175,14 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     let evaluations = 0;
     const compute = () => {
       evaluations++;
-      return Promise.resolve(scene(20));
+      return Promise.resolve(scene(24));
     };
     assert.equal((await writer.getOrCompute(key, compute)).cache, "miss");
     assert.equal(writer.prefetch(key), undefined, "L1 holds it: nothing to read");
     // Another process's cache: the read starts early and is then handed in.
     const early = reader.prefetch(key);
     assert.ok(early);
-    assert.deepEqual((await early.scene)?.toScene(), scene(20));
+    assert.deepEqual((await early.scene)?.toScene(), scene(24));
     const hit = await reader.getOrCompute(key, compute, early);
     assert.equal(hit.cache, "l2");
     assert.equal(evaluations, 1);
@@ -191,7 +191,7 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     // A prefetch for another key is ignored.
     const other = rid(16);
     const stale = reader.prefetch(key) ??
-      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(20))) };
+      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(24))) };
     assert.equal((await reader.getOrCompute(other, compute, stale)).cache, "miss");
     assert.equal(evaluations, 2);
     // While a key is being computed, joiners need no read of their own.
@@ -202,7 +202,7 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     const pending = reader.getOrCompute(busy, async () => {
       started();
       await new Promise<void>((r) => release = r);
-      return scene(5);
+      return scene(8);
     });
     await computing;
     assert.equal(reader.prefetch(busy), undefined);

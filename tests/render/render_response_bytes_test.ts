@@ -1,103 +1,181 @@
+/**
+ * Render response bytes (lib/render/render_response_bytes.ts): the JSON and binary forms carry the
+ * same members and decode to identical geometry, with and without omitted meshes; compressed
+ * bodies (brotli, gzip; the cached prefix finished per request, lib/render/coded_prefix.ts)
+ * decompress to exactly the identity bytes; the L2 text gives the same prepared scene.
+ */
 import assert from "node:assert/strict";
-import { PreparedScene } from "@/lib/render/render_response_bytes.ts";
+import zlib from "node:zlib";
+import { PreparedScene, type RenderForm } from "@/lib/render/render_response_bytes.ts";
+import { CodedPrefix } from "@/lib/render/coded_prefix.ts";
 import type { Scene } from "@/lib/dag/scene.ts";
+import type { ContentCoding } from "@/lib/http/content_coding.ts";
+import { evaluateDag } from "@/lib/kernel/evaluate.ts";
+import { meshEncoderReady } from "@/lib/kernel/mesh_encoding.ts";
+import { decodeRenderBody } from "@/lib/client/render_body.ts";
+import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+import { substitute } from "@/lib/dag/substitute.ts";
 
-const A = "a".repeat(64);
-const B = "b".repeat(64);
+await meshEncoderReady();
 
-function scene(): Scene {
-  return {
-    parts: [
-      { name: "Grundplatte – Ø 12 😀", color: "#112233", mesh: A, instances: [[1, 0, 0, 0]] },
-      { name: "bolt", color: "#445566", mesh: B, instances: [[1, 0, 0, 0], [2, 0, 0, 0]] },
-    ],
-    meshes: {
-      [A]: {
-        positions: "AAAA",
-        indices: "BBBB",
-        vertexCount: 3,
-        triangleCount: 1,
-        min: [0, 0, 0],
-        scale: [0.5, 1e-7, 0],
-      },
-      [B]: {
-        positions: "CCCC+/==",
-        indices: "DDDD",
-        vertexCount: 4,
-        triangleCount: 2,
-        min: [-1.25, 0, 3],
-        scale: [1, 2, 3],
-      },
-    },
-    bbox: { min: [0, 0, 0], max: [1, 2, 3] },
-    triangles: 5,
-    volume: 1.5,
-  };
-}
-
-/** The response as the route built it before: `JSON.stringify` of the whole object. */
-function expected(s: Scene, have: string[], cache: string, remaining: number | null): string {
-  const held = new Set(have);
-  const meshes: Record<string, unknown> = {};
-  const omitted: string[] = [];
-  for (const [hash, mesh] of Object.entries(s.meshes)) {
-    if (held.has(hash)) omitted.push(hash);
-    else meshes[hash] = mesh;
+/** The stud plate at its maxima (two meshes; 1024 translated studs) with a rotated extra part. */
+async function studPlate(): Promise<Scene> {
+  const dir = new URL("../../examples/projects/stud-plate/", import.meta.url);
+  const template = JSON.parse(await Deno.readTextFile(new URL("template.dag.json", dir)));
+  const schema = validateParameterSchema(
+    JSON.parse(await Deno.readTextFile(new URL("parameters.schema.json", dir))),
+  );
+  const values: Record<string, unknown> = {};
+  for (const p of schema.parameters) {
+    if (p.kind === "Int" || p.kind === "Float") values[p.name] = p.maximum;
   }
-  const { meshes: _all, ...rest } = s;
-  return JSON.stringify({
-    kernel: "manifold",
-    kernelVersion: "manifold-3.5.4+k1",
-    project: "plaque-ß",
-    version: 3,
-    dagHash: "f".repeat(64),
-    cache,
-    budget: { remaining },
-    scene: rest,
-    meshes,
-    omitted,
-  });
+  const scene = await evaluateDag(substitute(template, schema, values));
+  const turned = [0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0.1 + 0.2, 5, 7, 1];
+  scene.parts.push({ ...scene.parts[0], name: "Grundplatte – Ø 12 😀", instances: [turned] });
+  return scene;
 }
 
-Deno.test("response bytes - equal JSON.stringify of the response, with and without omissions", () => {
-  const prepared = PreparedScene.fromScene(scene());
-  const head = {
-    kernel: "manifold",
-    kernelVersion: "manifold-3.5.4+k1",
-    project: "plaque-ß",
-    version: 3,
-    dagHash: "f".repeat(64),
-  };
+const HEAD = {
+  kernel: "manifold",
+  kernelVersion: "manifold-3d@3.5.4+dag1+eval4",
+  project: "plaque-ß",
+  version: 3,
+  dagHash: "f".repeat(64),
+};
+
+function bytesOf(body: string | Uint8Array): Uint8Array {
+  return typeof body === "string" ? new TextEncoder().encode(body) : body;
+}
+
+function decompress(bytes: Uint8Array, coding: ContentCoding | null): Uint8Array {
+  if (coding === "br") return new Uint8Array(zlib.brotliDecompressSync(bytes));
+  if (coding === "gzip") return new Uint8Array(zlib.gunzipSync(bytes));
+  return bytes;
+}
+
+Deno.test("response bytes - both forms, every coding, with and without omissions, decode alike", async () => {
+  const scene = await studPlate();
+  const prepared = PreparedScene.fromScene(scene);
+  const [plate, stud] = prepared.meshHashes;
   const cases: [string[], "l1" | "l2" | "miss", number | null][] = [
     [[], "miss", 9],
-    [[A], "l1", 0],
-    [[B], "l2", null],
-    [[A, B], "l1", 4],
-    [["c".repeat(64), A, A], "l1", 2],
+    [[plate], "l1", 0],
+    [[stud], "l2", null],
+    [[plate, stud], "l1", 4],
+    [["c".repeat(64), plate, plate], "l1", 2],
   ];
   for (const [have, cache, remaining] of cases) {
-    const text = prepared.response({ ...head, cache, remaining }, have);
-    assert.equal(
-      text,
-      expected(scene(), have, cache, remaining),
-      `have ${have.map((h) => h[0]).join(",")}`,
-    );
+    const head = { ...HEAD, cache, remaining };
+    const decoded = [];
+    for (const form of ["json", "binary"] as RenderForm[]) {
+      const identity = bytesOf(prepared.response(head, have, form, null).body);
+      for (const coding of ["br", "gzip"] as const) {
+        // Twice: the second finishes the cached prefix again.
+        for (let i = 0; i < 2; i++) {
+          const coded = prepared.response(head, have, form, coding);
+          assert.equal(coded.coding, coding);
+          assert.deepEqual(decompress(bytesOf(coded.body), coding), identity, `${form} ${coding}`);
+        }
+      }
+      const body = await decodeRenderBody(identity);
+      decoded.push(body);
+      assert.deepEqual(body.omitted, [plate, stud].filter((h) => have.includes(h)));
+      assert.deepEqual([...body.meshes.keys()], [plate, stud].filter((h) => !have.includes(h)));
+      assert.deepEqual(
+        [body.kernel, body.kernelVersion, body.project, body.version, body.dagHash, body.cache],
+        [HEAD.kernel, HEAD.kernelVersion, HEAD.project, HEAD.version, HEAD.dagHash, cache],
+      );
+      assert.deepEqual(body.budget, { remaining });
+      assert.equal(body.scene.parts[1].translations!.length, 3 * 1024);
+      assert.deepEqual(body.scene.parts[2].matrices, scene.parts[2].instances[0]);
+    }
+    const [json, binary] = decoded;
+    assert.deepEqual(binary.scene, json.scene, "same scene members");
+    assert.deepEqual([...binary.meshes], [...json.meshes], "identical geometry");
+    if (have.length === 0) {
+      const text = new TextDecoder().decode(bytesOf(prepared.response(head, [], "json").body));
+      assert.deepEqual(Object.keys(JSON.parse(text)), [
+        "scene",
+        "meshes",
+        "kernel",
+        "kernelVersion",
+        "project",
+        "version",
+        "dagHash",
+        "omitted",
+        "cache",
+        "budget",
+      ]);
+    }
   }
-  // The cached text is not changed by a response that cut meshes out.
-  assert.deepEqual(prepared.toScene(), scene());
-  assert.deepEqual(prepared.meshHashes, [A, B]);
 });
 
-Deno.test("response bytes - the L2 text gives the same prepared scene; size counts the text held", () => {
-  const prepared = PreparedScene.fromScene(scene());
+Deno.test("response bytes - the L2 text gives the same prepared scene; size counts what is held", async () => {
+  const scene = await studPlate();
+  const prepared = PreparedScene.fromScene(scene);
   const again = PreparedScene.fromText(prepared.text);
   assert.equal(again.text, prepared.text);
-  assert.deepEqual(again.toScene(), scene());
-  assert.deepEqual(again.meshHashes, [A, B]);
-  assert.ok(prepared.size >= prepared.text.length);
-  // Two bytes per character once any character is outside Latin-1 (the part name has "😀").
+  assert.deepEqual(again.toScene(), scene);
+  assert.deepEqual(again.meshHashes, prepared.meshHashes);
+  const head = { ...HEAD, cache: "l2" as const, remaining: 1 };
+  assert.deepEqual(
+    again.response(head, [], "binary").body,
+    prepared.response(head, [], "binary").body,
+  );
+  // Two bytes per character once any character is outside Latin-1 (a part name has "😀").
   assert.ok(prepared.size >= 2 * prepared.text.length);
-  const empty: Scene = { ...scene(), parts: [], meshes: {} };
+  const empty: Scene = { ...scene, parts: [], meshes: {} };
   const bare = PreparedScene.fromScene(empty);
   assert.deepEqual(PreparedScene.fromText(bare.text).toScene(), empty);
+  const body = await decodeRenderBody(bytesOf(bare.response(head, [], "binary").body));
+  assert.equal(body.meshes.size, 0);
+});
+
+Deno.test("response bytes - a coded prefix finishes with any tail, also past one block", () => {
+  const prefix = new TextEncoder().encode('{"a":"' + "xyz".repeat(5000) + '",');
+  for (const coding of ["br", "gzip"] as const) {
+    const coded = CodedPrefix.compress(prefix, coding);
+    for (const size of [0, 1, 65535, 65536, 200_000]) {
+      const tail = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
+      const all = new Uint8Array(prefix.byteLength + size);
+      all.set(prefix, 0);
+      all.set(tail, prefix.byteLength);
+      assert.deepEqual(decompress(coded.finish(tail), coding), all, `${coding} tail ${size}`);
+    }
+  }
+});
+
+Deno.test("response bytes - a served brotli prefix is replaced by a denser one off the request path", async () => {
+  const scene = await studPlate();
+  const prepared = PreparedScene.fromScene(scene);
+  const head = { ...HEAD, cache: "l1" as const, remaining: 7 };
+  const identity = bytesOf(prepared.response(head, [], "binary", null).body);
+  const first = bytesOf(prepared.response(head, [], "binary", "br").body);
+  assert.deepEqual(decompress(first, "br"), identity);
+  // The upgrade runs on node:zlib's thread pool; wait for it without a timing assumption.
+  let later = first;
+  for (let i = 0; i < 200 && later.byteLength >= first.byteLength; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    later = bytesOf(prepared.response(head, [], "binary", "br").body);
+  }
+  assert.ok(later.byteLength < first.byteLength, `${later.byteLength} < ${first.byteLength}`);
+  assert.deepEqual(decompress(later, "br"), identity);
+  // Still finishes any tail.
+  const other = { ...head, cache: "miss" as const, remaining: null };
+  assert.deepEqual(
+    decompress(bytesOf(prepared.response(other, [], "binary", "br").body), "br"),
+    bytesOf(prepared.response(other, [], "binary", null).body),
+  );
+});
+
+Deno.test("response bytes - an upgraded brotli prefix finishes with any tail", async () => {
+  const prefix = new TextEncoder().encode('{"a":"' + "xyz".repeat(5000) + '",');
+  const coded = await CodedPrefix.upgradeBrotli(prefix);
+  for (const size of [0, 1, 65536]) {
+    const tail = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
+    const all = new Uint8Array(prefix.byteLength + size);
+    all.set(prefix, 0);
+    all.set(tail, prefix.byteLength);
+    assert.deepEqual(decompress(coded.finish(tail), "br"), all, `tail ${size}`);
+  }
 });

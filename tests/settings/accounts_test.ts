@@ -10,10 +10,8 @@ import {
 import { SignInThrottle } from "@/lib/auth/sign_in_throttle.ts";
 import { sessionCookie, sessionCookieName } from "@/lib/auth/session_cookie.ts";
 import { getAccountByEmail } from "@/lib/store/accounts.ts";
-import { rid, TEST_REDIS_URL } from "../_helpers/redis.ts";
-import { connectRedis } from "@/lib/redis/client.ts";
-import { Logger } from "@/lib/ops/logger.ts";
-import { deleteRedisPrefix } from "../_helpers/redis.ts";
+import { rid } from "../_helpers/redis.ts";
+import { REDIS_TARGETS } from "../_helpers/redis_cluster.ts";
 
 Deno.test("accounts - passwords are argon2id PHC strings and verify only the right password", async () => {
   const stored = await hashPassword("correct horse battery");
@@ -67,46 +65,46 @@ Deno.test("accounts - sign-up creates a partner owner; invitations join as the c
   }
 });
 
-Deno.test("accounts - failed sign-ins are throttled per account in Redis", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const prefix = `test:${rid(6)}:`;
-  const redis = await connectRedis(TEST_REDIS_URL, new Logger("error", () => {}));
-  try {
-    const throttle = new SignInThrottle({ redis, prefix });
-    const account = await signUp(kv, {
-      email: `t-${rid()}@shop.example`,
-      password: "correct horse battery",
-      partnerName: "Shop",
-    });
-    const attempt = (password: string, clientIp = "198.51.100.7") =>
-      signIn(kv, throttle, { email: account.email, password, clientIp });
-    for (let i = 0; i < 5; i++) {
-      await assert.rejects(attempt("wrong password!"), { code: "sign_in_failed" });
+for (const target of REDIS_TARGETS) {
+  Deno.test(`accounts - failed sign-ins are throttled per account in Redis (${target.name})`, async () => {
+    const kv = await Deno.openKv(":memory:");
+    try {
+      await target.run(async (redis, prefix, admin) => {
+        const throttle = new SignInThrottle({ redis, prefix });
+        const account = await signUp(kv, {
+          email: `t-${rid()}@shop.example`,
+          password: "correct horse battery",
+          partnerName: "Shop",
+        });
+        const attempt = (password: string, clientIp = "198.51.100.7") =>
+          signIn(kv, throttle, { email: account.email, password, clientIp });
+        for (let i = 0; i < 5; i++) {
+          await assert.rejects(attempt("wrong password!"), { code: "sign_in_failed" });
+        }
+        // The sixth attempt is refused before the password is checked, even with the right one.
+        await assert.rejects(attempt("correct horse battery", "203.0.113.1"), (
+          err: Error & {
+            code: string;
+            headers: Record<string, string>;
+          },
+        ) => {
+          assert.equal(err.code, "sign_in_throttled");
+          assert.ok(Number(err.headers["Retry-After"]) > 0);
+          return true;
+        });
+        assert.ok((await admin.keys(`${prefix}signin:*`)).length > 0, "counters live in Redis");
+        // An unknown email answers exactly like a wrong password.
+        await assert.rejects(
+          signIn(kv, throttle, { email: "nobody@x.example", password: "x", clientIp: "192.0.2.1" }),
+          { code: "sign_in_failed" },
+        );
+        assert.ok(await getAccountByEmail(kv, account.email));
+      });
+    } finally {
+      kv.close();
     }
-    // The sixth attempt is refused before the password is checked, even with the right one.
-    await assert.rejects(attempt("correct horse battery", "203.0.113.1"), (
-      err: Error & {
-        code: string;
-        headers: Record<string, string>;
-      },
-    ) => {
-      assert.equal(err.code, "sign_in_throttled");
-      assert.ok(Number(err.headers["Retry-After"]) > 0);
-      return true;
-    });
-    assert.ok((await redis.keys(`${prefix}signin:*`)).length > 0, "counters live in Redis");
-    // An unknown email answers exactly like a wrong password.
-    await assert.rejects(
-      signIn(kv, throttle, { email: "nobody@x.example", password: "x", clientIp: "192.0.2.1" }),
-      { code: "sign_in_failed" },
-    );
-    assert.ok(await getAccountByEmail(kv, account.email));
-  } finally {
-    await redis.close();
-    await deleteRedisPrefix(TEST_REDIS_URL, prefix);
-    kv.close();
-  }
-});
+  });
+}
 
 Deno.test("accounts - failed sign-ins are throttled per client across accounts (in process)", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -28,7 +28,7 @@ const PAGE = "default-src 'self'; script-src 'self' 'nonce-N'; style-src 'self' 
   "object-src 'none'; frame-ancestors 'none'";
 /** The island page's policy up to connect-src's extra origins and frame-ancestors. */
 const ISLANDS = (connect: string, ancestors: string) =>
-  "default-src 'self'; script-src 'self' 'nonce-N'; style-src 'self' 'nonce-N'; " +
+  "default-src 'self'; script-src 'self' 'nonce-N' 'wasm-unsafe-eval'; style-src 'self' 'nonce-N'; " +
   `img-src 'self' data: blob:; connect-src 'self'${connect}; base-uri 'none'; ` +
   `form-action 'none'; object-src 'none'; frame-ancestors ${ancestors}`;
 const ERROR_PAGE = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; " +

@@ -14,7 +14,7 @@ import type { Hono } from "hono";
 import { AppError } from "@/lib/http/problem.ts";
 import { generatePartnerKey } from "@/lib/hub/partner_key.ts";
 import { readProjectDir } from "@/lib/hub/project_dir.ts";
-import { setRenderQuota } from "@/lib/hub/sdk_keys.ts";
+import { createSdkKey, setRenderQuota } from "@/lib/hub/sdk_keys.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
 import type { Dag } from "@/lib/dag/dag_types.ts";
 import { EvalError } from "@/lib/kernel/eval_errors.ts";
@@ -168,6 +168,7 @@ Deno.test("openapi - real answers of every documented operation, status and code
       kid: signing.kid,
     }, signing);
     const plateDag = await finishedDag("plate");
+    const IDEM_KEY = crypto.randomUUID().replaceAll("-", "");
     const outOfRange = structuredClone(plateDag);
     const nodes = outOfRange.nodes as unknown as Record<string, Record<string, unknown>>;
     for (const node of Object.values(nodes)) {
@@ -182,6 +183,8 @@ Deno.test("openapi - real answers of every documented operation, status and code
     const withDeps = (deps: Partial<AppDeps>) => createApp({ ...server.deps, ...deps }, manifest);
     const pool = (err: EvalError) =>
       withDeps({ render: replacing(render, "evaluate", () => Promise.reject(err)) });
+    const exportPool = (err: EvalError) =>
+      withDeps({ render: replacing(render, "exportFile", () => Promise.reject(err)) });
     const revocationsDown = withDeps({
       render: replacing(render, "revocations", { isRevoked: unavailable }),
     });
@@ -307,6 +310,345 @@ Deno.test("openapi - real answers of every documented operation, status and code
       ];
     };
 
+    const EXPORT = "/v1/kernels/manifold/export";
+    const exporting = await setupRender(kv, base, {
+      budget: 100,
+      exportFormats: { browser: ["glb", "stl", "3mf"], server: ["glb", "stl", "3mf"] },
+    });
+    const exportNoQuota = await setupRender(kv, base, { budget: 10 });
+    await setRenderQuota(kv, exportNoQuota.keyId, { day: 0 });
+    server.deps.hub!.keys.invalidate(exportNoQuota.keyId);
+    const exportOnce = await setupRender(kv, base, { budget: 1 });
+    const signed = await fetch(`${base}/sdk/v1/configurations`, {
+      method: "POST",
+      headers: { ...bearer(exporting.token, exporting.origin), "content-type": "application/json" },
+      body: JSON.stringify({ values: {} }),
+    });
+    assert.equal(signed.status, 200);
+    const { configuration } = await signed.json();
+    const glbOnly = await createKeyFixture(kv, {
+      exportFormats: { browser: ["glb"], server: ["glb"] },
+    });
+    const glbOnlySameProject = await createSdkKey(kv, {
+      partnerId: exporting.partnerId,
+      label: "glb only",
+      allowedOrigins: [exporting.origin],
+      allowedProjects: [exporting.project],
+      exportFormats: { browser: ["glb"], server: ["glb"] },
+    });
+    const AR_TICKET = "/v1/kernels/manifold/ar-ticket";
+    const arOnce = await setupRender(kv, base, { budget: 1 });
+    const arNoGlb = await setupRender(kv, base, {
+      exportFormats: { browser: ["stl"], server: ["glb"] },
+    });
+    const arTicketCases = async (): Promise<Row[]> => {
+      const ticket = (headers: Record<string, string>, json: unknown = { dag: plateDag }) =>
+        req("POST", AR_TICKET, { headers, json });
+      const issued = await fetch(ticket(bearer(plate.token, plate.origin)));
+      assert.equal(issued.status, 200, await issued.clone().text());
+      const { url } = await issued.json();
+      const model = new URL(url).pathname;
+      return [
+        ["ar ticket: issued", 200, () => ticket(bearer(arOnce.token, arOnce.origin))],
+        [
+          "ar ticket: budget spent",
+          "budget_exhausted",
+          () => ticket(bearer(arOnce.token, arOnce.origin)),
+        ],
+        ["ar ticket: bad JSON", "invalid_body", () =>
+          req("POST", AR_TICKET, {
+            headers: { ...bearer(plate.token, plate.origin), "content-type": "application/json" },
+            body: "{",
+          })],
+        ["ar ticket: not JSON", "unsupported_media_type", () =>
+          req("POST", AR_TICKET, {
+            headers: { ...bearer(plate.token, plate.origin), "content-type": "text/plain" },
+            body: "{}",
+          })],
+        [
+          "ar ticket: too large",
+          "body_too_large",
+          () => ticket(bearer(plate.token, plate.origin), { dag: plateDag, pad: big }),
+        ],
+        ["ar ticket: no token", "invalid_token", () => ticket({ origin: plate.origin })],
+        [
+          "ar ticket: an expired token",
+          "token_expired",
+          () => ticket(bearer(expiredToken, plate.origin)),
+        ],
+        [
+          "ar ticket: a revoked key's token",
+          "token_revoked",
+          () => ticket(bearer(ownToken, own.origin)),
+        ],
+        [
+          "ar ticket: another origin",
+          "origin_mismatch",
+          () => ticket(bearer(plate.token, "https://elsewhere.example")),
+        ],
+        [
+          "ar ticket: another kernel",
+          "unknown_kernel",
+          () =>
+            req("POST", "/v1/kernels/cgal/ar-ticket", {
+              headers: bearer(plate.token, plate.origin),
+              json: { dag: plateDag },
+            }),
+        ],
+        [
+          "ar ticket: a key that keeps GLB from tokens",
+          "export_format_not_allowed",
+          () => ticket(bearer(arNoGlb.token, arNoGlb.origin)),
+        ],
+        [
+          "ar ticket: not a render body",
+          "validation_failed",
+          () => ticket(bearer(plate.token, plate.origin), { dag: plateDag, extra: 1 }),
+        ],
+        [
+          "ar ticket: not the template",
+          "invalid_dag",
+          () => ticket(bearer(plate.token, plate.origin), { dag: shelfDag }),
+        ],
+        [
+          "ar ticket: a spent quota",
+          "quota_exceeded",
+          () => ticket(bearer(exportNoQuota.token, exportNoQuota.origin)),
+        ],
+        ...([
+          ["a crashed worker", new EvalError("internal_error", "worker_crashed", "crashed")],
+          [
+            "past the deadline",
+            new EvalError("render_timeout", "deadline", "late", { retryAfter: 1 }),
+          ],
+          ["not admitted", new EvalError("kernel_busy", "queue_full", "busy", { retryAfter: 2 })],
+        ] as const).map(([what, err], i): Case => ({
+          name: `ar ticket: ${what}`,
+          expect: err.code,
+          via: exportPool(err),
+          request: async () =>
+            ticket(bearer(plate.token, plate.origin), {
+              dag: await finishedDag("plate", { width: 150 + i }),
+            }),
+        })),
+        {
+          name: "ar ticket: revocations unknown",
+          expect: "service_unavailable",
+          via: revocationsDown,
+          request: () => ticket(bearer(plate.token, plate.origin)),
+        },
+        ["ar ticket: preflight", 204, () =>
+          req("OPTIONS", AR_TICKET, {
+            headers: {
+              origin: plate.origin,
+              "access-control-request-method": "POST",
+              "access-control-request-headers": "authorization, content-type",
+            },
+          })],
+        ["ar model: no token, no Origin", 200, () => req("GET", model)],
+        [
+          "ar model: unknown ticket",
+          "ar_ticket_unknown",
+          () => req("GET", "/v1/kernels/manifold/ar/AAAAAAAAAAAAAAAAAAAAAA.glb"),
+        ],
+        [
+          "ar model: another kernel",
+          "unknown_kernel",
+          () => req("GET", model.replace("/manifold/", "/cgal/")),
+        ],
+      ];
+    };
+    const exportCases = (): Row[] => {
+      const ex = (format: string, headers: Record<string, string>, json: unknown = {
+        dag: plateDag,
+      }) => req("POST", `${EXPORT}?format=${format}`, { headers, json });
+      const handOff = (key: string | null, json: unknown) =>
+        req("POST", "/api/v1/production-files", {
+          headers: key === null ? {} : { authorization: `Bearer ${key}` },
+          json,
+        });
+      return [
+        ...(["glb", "stl", "3mf"] as const).map((format): Row => [
+          `export: ${format}`,
+          200,
+          () => ex(format, bearer(exporting.token, exporting.origin)),
+        ]),
+        ["export: bad JSON", "invalid_body", () =>
+          req("POST", `${EXPORT}?format=glb`, {
+            headers: { ...bearer(plate.token, plate.origin), "content-type": "application/json" },
+            body: "{",
+          })],
+        ["export: not JSON", "unsupported_media_type", () =>
+          req("POST", `${EXPORT}?format=glb`, {
+            headers: { ...bearer(plate.token, plate.origin), "content-type": "text/plain" },
+            body: "{}",
+          })],
+        [
+          "export: too large",
+          "body_too_large",
+          () => ex("glb", bearer(plate.token, plate.origin), { dag: plateDag, pad: big }),
+        ],
+        ["export: no token", "invalid_token", () => ex("glb", { origin: plate.origin })],
+        [
+          "export: an expired token",
+          "token_expired",
+          () => ex("glb", bearer(expiredToken, plate.origin)),
+        ],
+        [
+          "export: a revoked key's token",
+          "token_revoked",
+          () => ex("glb", bearer(ownToken, own.origin)),
+        ],
+        [
+          "export: another origin",
+          "origin_mismatch",
+          () => ex("glb", bearer(plate.token, "https://elsewhere.example")),
+        ],
+        [
+          "export: another kernel",
+          "unknown_kernel",
+          () =>
+            req("POST", "/v1/kernels/cgal/export?format=glb", {
+              headers: bearer(plate.token, plate.origin),
+              json: { dag: plateDag },
+            }),
+        ],
+        [
+          "export: an unknown format",
+          "unknown_export_format",
+          () => ex("obj", bearer(plate.token, plate.origin)),
+        ],
+        [
+          "export: a format the key keeps from tokens",
+          "export_format_not_allowed",
+          () => ex("3mf", bearer(plate.token, plate.origin)),
+        ],
+        [
+          "export: not a render body",
+          "validation_failed",
+          () => ex("glb", bearer(plate.token, plate.origin), { dag: plateDag, extra: 1 }),
+        ],
+        [
+          "export: not the template",
+          "invalid_dag",
+          () => ex("glb", bearer(plate.token, plate.origin), { dag: shelfDag }),
+        ],
+        [
+          "export: the budget's one unit",
+          200,
+          () => ex("glb", bearer(exportOnce.token, exportOnce.origin)),
+        ],
+        [
+          "export: budget spent",
+          "budget_exhausted",
+          () => ex("glb", bearer(exportOnce.token, exportOnce.origin)),
+        ],
+        [
+          "export: a spent quota",
+          "quota_exceeded",
+          () => ex("glb", bearer(exportNoQuota.token, exportNoQuota.origin)),
+        ],
+        ...([
+          ["a crashed worker", new EvalError("internal_error", "worker_crashed", "crashed")],
+          [
+            "past the deadline",
+            new EvalError("render_timeout", "deadline", "late", {
+              retryAfter: 1,
+            }),
+          ],
+          ["not admitted", new EvalError("kernel_busy", "queue_full", "busy", { retryAfter: 2 })],
+        ] as const).map(([what, err], i): Case => ({
+          name: `export: ${what}`,
+          expect: err.code,
+          via: exportPool(err),
+          request: async () =>
+            ex("glb", bearer(plate.token, plate.origin), {
+              dag: await finishedDag("plate", { width: 140 + i }),
+            }),
+        })),
+        {
+          name: "export: revocations unknown",
+          expect: "service_unavailable",
+          via: revocationsDown,
+          request: () => ex("glb", bearer(plate.token, plate.origin)),
+        },
+        ["export: preflight", 204, () =>
+          req("OPTIONS", `${EXPORT}?format=glb`, {
+            headers: {
+              origin: plate.origin,
+              "access-control-request-method": "POST",
+              "access-control-request-headers": "authorization, content-type",
+            },
+          })],
+        ...(["glb", "stl", "3mf"] as const).map((format): Row => [
+          `production file: ${format}`,
+          200,
+          () => handOff(exporting.key, { configuration, format }),
+        ]),
+        [
+          "production file: bad JSON",
+          "invalid_body",
+          () =>
+            req("POST", "/api/v1/production-files", {
+              headers: {
+                authorization: `Bearer ${exporting.key}`,
+                "content-type": "application/json",
+              },
+              body: "{",
+            }),
+        ],
+        [
+          "production file: not JSON",
+          "unsupported_media_type",
+          () =>
+            req("POST", "/api/v1/production-files", {
+              headers: { authorization: `Bearer ${exporting.key}`, "content-type": "text/plain" },
+              body: "{}",
+            }),
+        ],
+        [
+          "production file: no key",
+          "unauthenticated",
+          () => handOff(null, { configuration, format: "3mf" }),
+        ],
+        [
+          "production file: a malformed key",
+          "invalid_key_format",
+          () => handOff("sdk_x_y", { configuration, format: "3mf" }),
+        ],
+        [
+          "production file: an unknown key",
+          "invalid_credentials",
+          () => handOff(stranger.plaintext, { configuration, format: "3mf" }),
+        ],
+        [
+          "production file: a revoked key",
+          "key_revoked",
+          () => handOff(own.key, { configuration, format: "3mf" }),
+        ],
+        [
+          "production file: a bad body",
+          "validation_failed",
+          () => handOff(exporting.key, { configuration, format: "obj" }),
+        ],
+        [
+          "production file: a forged configuration",
+          "invalid_configuration",
+          () => handOff(exporting.key, { configuration: "a.b.c", format: "3mf" }),
+        ],
+        [
+          "production file: another partner's key",
+          "configuration_not_owned",
+          () => handOff(glbOnly.key, { configuration, format: "glb" }),
+        ],
+        [
+          "production file: a format the key keeps from its secret",
+          "export_format_not_allowed",
+          () => handOff(glbOnlySameProject.key, { configuration, format: "3mf" }),
+        ],
+      ];
+    };
+
     const rows: Row[] = [
       // Render (a fresh width per evaluation that must miss the caches).
       [
@@ -421,6 +763,29 @@ Deno.test("openapi - real answers of every documented operation, status and code
             json: { dag: plateDag },
           }),
       ],
+      ["render: a malformed Idempotency-Key", "invalid_idempotency_key", () =>
+        req("POST", RENDER, {
+          headers: { ...bearer(plate.token, plate.origin), "idempotency-key": "short" },
+          json: { dag: plateDag },
+        })],
+      [
+        "render: an Idempotency-Key's first render",
+        200,
+        () =>
+          req("POST", RENDER, {
+            headers: { ...bearer(plate.token, plate.origin), "idempotency-key": IDEM_KEY },
+            json: { dag: plateDag },
+          }),
+      ],
+      [
+        "render: the Idempotency-Key again, with another DAG",
+        "idempotency_key_reused",
+        async () =>
+          req("POST", RENDER, {
+            headers: { ...bearer(plate.token, plate.origin), "idempotency-key": IDEM_KEY },
+            json: { dag: await finishedDag("plate", { width: 71 }) },
+          }),
+      ],
       ["render: a spent quota", "quota_exceeded", () =>
         req("POST", RENDER, {
           headers: bearer(noQuota.token, noQuota.origin),
@@ -461,6 +826,12 @@ Deno.test("openapi - real answers of every documented operation, status and code
             "access-control-request-headers": "authorization, content-type",
           },
         })],
+
+      // Exports (docs/exports.md) and the order hand-off.
+      ...exportCases(),
+
+      // AR tickets (docs/security.md).
+      ...(await arTicketCases()),
 
       // Projects.
       ["project: template mode", 200, () => req("GET", `/api/v1/projects/${plate.project}`)],
@@ -512,6 +883,9 @@ Deno.test("openapi - real answers of every documented operation, status and code
         "validation_failed",
         () => req("GET", `/api/v1/projects/${plate.project}?version=zero`),
       ],
+
+      // Kernel feeds (docs/api.md).
+      ...kernelFeedCases(plate, base, req),
 
       // Mint.
       ...mintCases(),
@@ -783,3 +1157,44 @@ Deno.test("openapi - real answers of every documented operation, status and code
     await server.close();
   }
 });
+
+/** The hub's feeds for kernel nodes: versions, the revocation log, key render quotas. */
+function kernelFeedCases(
+  plate: { partnerId: string; project: string; keyId: string },
+  base: string,
+  req: (method: Method, path: string, init?: { headers?: Record<string, string> }) => Request,
+): Row[] {
+  const versions = `/api/v1/partners/${plate.partnerId}/projects/${plate.project}/versions`;
+  return [
+    ["kernel feed: a numbered version", 200, () => req("GET", `${versions}/1`)],
+    ["kernel feed: current, not modified", 304, async () => {
+      const res = await fetch(`${base}${versions}/current`);
+      await res.body?.cancel();
+      return req("GET", `${versions}/current`, {
+        headers: { "if-none-match": res.headers.get("etag")! },
+      });
+    }],
+    [
+      "kernel feed: an unknown version",
+      "unknown_project_version",
+      () => req("GET", `${versions}/99`),
+    ],
+    ["kernel feed: a bad version", "validation_failed", () => req("GET", `${versions}/latest`)],
+    ["kernel feed: revocations", 200, () => req("GET", "/api/v1/revocations?after=0")],
+    [
+      "kernel feed: revocations, bad after",
+      "validation_failed",
+      () => req("GET", "/api/v1/revocations?after=-1"),
+    ],
+    [
+      "kernel feed: render quota",
+      200,
+      () => req("GET", `/api/v1/keys/${plate.keyId}/render-quota`),
+    ],
+    [
+      "kernel feed: render quota, unknown key",
+      "not_found",
+      () => req("GET", "/api/v1/keys/nosuchkey123/render-quota"),
+    ],
+  ];
+}

@@ -13,6 +13,7 @@ import { PARAMETER_OPS } from "./parameters.ts";
 import { PATTERN_OPS } from "./patterns.ts";
 import { PROFILE_OPS } from "./profiles.ts";
 import { SOLID_OPS } from "./solids.ts";
+import { TEXT_OPS } from "./text.ts";
 import { TRANSFORM_OPS } from "./transforms.ts";
 
 /** Every op of the format by name (look names up with `opSpec`: this is a plain object). */
@@ -21,6 +22,7 @@ export const OPS: Readonly<Record<string, OpSpec>> = Object.freeze({
   ...ARITHMETIC_OPS,
   ...LOGIC_OPS,
   ...PROFILE_OPS,
+  ...TEXT_OPS,
   ...SOLID_OPS,
   ...EXTRUSION_OPS,
   ...BOOLEAN_OPS,

@@ -24,6 +24,8 @@ export interface CadConfiguratorAttributes {
   values?: string;
   /** Hide the title bar. */
   compact?: boolean | "";
+  /** The base URL of share links (default: this page's URL); a `cad` link in it is restored. */
+  "share-url"?: string;
 }
 
 /** The `detail` of each event `<cad-configurator>` dispatches (bubbling, composed). */

@@ -1,4 +1,5 @@
 /** GET /settings/keys/new — the form for a new key (it posts to /settings/keys). */
+import { DEFAULT_EXPORT_FORMATS } from "@/lib/dag/export_format.ts";
 import { KeyForm } from "@/components/settings/KeyForm.tsx";
 import { DEFAULT_RATE_LIMIT } from "@/lib/hub/rate_limit.ts";
 import { DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
@@ -41,6 +42,10 @@ export default function NewKey({ data, nonce }: PageProps<NewKeyData>) {
     ipSeconds: String(DEFAULT_CLIENT_IP_RATE_LIMIT.durationSeconds),
     quotaDay: "",
     quotaMonth: "",
+    exportFormats: {
+      browser: [...DEFAULT_EXPORT_FORMATS.browser],
+      server: [...DEFAULT_EXPORT_FORMATS.server],
+    },
   };
   return (
     <Shell {...data.frame} section="keys" nonce={nonce}>

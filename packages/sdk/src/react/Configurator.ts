@@ -8,8 +8,11 @@
 import {
   createElement as h,
   type CSSProperties,
+  forwardRef,
   type ReactNode,
+  type Ref,
   useEffect,
+  useImperativeHandle,
   useRef,
   useState,
 } from "react";
@@ -25,6 +28,20 @@ import { Viewer } from "./Viewer.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 import { enforceThemeContrast } from "../../../../lib/client/theme_contrast.ts";
 import { sizeText } from "../../../../lib/client/model_description.ts";
+import {
+  createShareUrl,
+  restoreFromUrl,
+  type ShareNote,
+} from "../../../../lib/client/share_link.ts";
+import {
+  blobToDataUrl,
+  renderSnapshot,
+  settledResult,
+  type SnapshotOptions,
+} from "../../../../lib/client/snapshot.ts";
+import { useConfigurator } from "./context.ts";
+import { type ArMode, detectArSupport } from "../../../../lib/client/ar_support.ts";
+import { ArError, type ArLaunch, viewInAr } from "../../../../lib/client/ar_launch.ts";
 
 /** What a configurator reports (the same events as `<cad-configurator>`, without the prefix). */
 export type ConfiguratorEvent =
@@ -48,25 +65,58 @@ export interface ConfiguratorProps extends Omit<ConfiguratorProviderProps, "chil
   onEvent?: (event: ConfiguratorEvent) => void;
   /** Called with each three.js view created. */
   onView?: (view: SceneView) => void;
+  /** Where share links point (default: this page's URL). */
+  shareBaseUrl?: string;
+  /** Restore values from this page's `cad` share link on load (default true). */
+  restoreShareLink?: boolean;
+  /**
+   * Android's Scene Viewer: an https URL of the GLB of `values` that needs no token
+   * (docs/embedding.md, View in AR). Without it the kernel's AR ticket is used (one unit of
+   * budget; the key must allow GLB for session tokens, else the button reports the refusal).
+   */
+  arModelUrl?: (values: Record<string, unknown>) => Promise<string>;
   className?: string;
   style?: CSSProperties;
 }
 
-/** The whole configurator. */
-export function Configurator(props: ConfiguratorProps): ReactNode {
-  const {
-    initialValues: _v,
-    compact: _c,
-    onEvent: _e,
-    onView: _w,
-    className: _n,
-    style: _s,
-    ...provider
-  } = props;
-  return h(ConfiguratorProvider, provider, h(Shell, props));
+/** What a `ref` on `Configurator` gives (the element's methods, for React). */
+export interface ConfiguratorHandle {
+  /** Sets parameter values (merged into the current ones) and renders. */
+  setParameters(values: Record<string, unknown>): void;
+  /** The current values. */
+  getValues(): Record<string, unknown>;
+  /** A link that reopens the current values; null until the project loaded. */
+  getShareUrl(baseUrl?: string): string | null;
+  /** A PNG of the current configuration (isometric, white, 512 × 512 unless `options` say). */
+  snapshot(options?: SnapshotOptions): Promise<Blob>;
+  /** The snapshot as a `data:image/png;base64,…` URL. */
+  snapshotDataUrl(options?: SnapshotOptions): Promise<string>;
+  /** Opens the current configuration in the device's AR viewer (rejects with `ArError`). */
+  viewInAr(): Promise<ArLaunch>;
 }
 
-function Shell(props: ConfiguratorProps): ReactNode {
+/** The whole configurator; a `ref` gets its `ConfiguratorHandle`. */
+export const Configurator: (
+  props: ConfiguratorProps & { ref?: Ref<ConfiguratorHandle> },
+) => ReactNode = forwardRef<ConfiguratorHandle, ConfiguratorProps>(
+  function Configurator(props, ref) {
+    const {
+      initialValues: _v,
+      compact: _c,
+      onEvent: _e,
+      onView: _w,
+      shareBaseUrl: _b,
+      restoreShareLink: _r,
+      arModelUrl: _a,
+      className: _n,
+      style: _s,
+      ...provider
+    } = props;
+    return h(ConfiguratorProvider, provider, h(Shell, { ...props, handle: ref }));
+  },
+) as (props: ConfiguratorProps & { ref?: Ref<ConfiguratorHandle> }) => ReactNode;
+
+function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): ReactNode {
   useConfiguratorStyles();
   const { tokenStatus } = useSession();
   const {
@@ -85,6 +135,65 @@ function Shell(props: ConfiguratorProps): ReactNode {
   const rootRef = useRef<HTMLElement>(null);
   const emit = useRef(props.onEvent);
   emit.current = props.onEvent;
+  const clients = useConfigurator();
+  const [shareNotes, setShareNotes] = useState<ShareNote[]>([]);
+  const [arMode, setArMode] = useState<ArMode | null>(null);
+  const [arState, setArState] = useState<"idle" | "busy" | ArError["code"]>("idle");
+  const arModelUrl = props.arModelUrl;
+  // Scene Viewer fetches a GLB URL: the partner's, else a kernel AR ticket for the scene shown.
+  const shownArMode = arMode;
+  const openAr = async (): Promise<ArLaunch> => {
+    setArState("busy");
+    try {
+      if (!clients) throw new ArError("no_scene", "the configurator is not mounted yet");
+      const launch = await viewInAr({
+        mode: shownArMode,
+        scene: () => settledResult(clients.renderer.state),
+        glbUrl: arModelUrl
+          ? () => arModelUrl({ ...valuesRef.current })
+          : async () => (await clients.renderer.arTicket()).url,
+        title: project?.title,
+        container: rootRef.current ?? undefined,
+      });
+      setArState("idle");
+      return launch;
+    } catch (err) {
+      setArState(err instanceof ArError ? err.code : "ar_unavailable");
+      throw err;
+    }
+  };
+  const openArRef = useRef(openAr);
+  openArRef.current = openAr;
+  useEffect(() => {
+    let live = true;
+    detectArSupport().then((s) => live && setArMode(s.mode));
+    return () => {
+      live = false;
+    };
+  }, []);
+  useImperativeHandle(props.handle, () => ({
+    setParameters: (v) => apply({ ...valuesRef.current, ...v }, true),
+    getValues: () => ({ ...valuesRef.current }),
+    getShareUrl: (baseUrl) =>
+      project
+        ? createShareUrl(
+          project,
+          valuesRef.current,
+          baseUrl ?? props.shareBaseUrl ?? globalThis.location.href,
+        )
+        : null,
+    snapshot: async (options) => {
+      if (!clients) throw new Error("the configurator is not mounted yet");
+      return await renderSnapshot(await settledResult(clients.renderer.state), options);
+    },
+    snapshotDataUrl: async (options) => {
+      if (!clients) throw new Error("the configurator is not mounted yet");
+      return await blobToDataUrl(
+        await renderSnapshot(await settledResult(clients.renderer.state), options),
+      );
+    },
+    viewInAr: () => openArRef.current(),
+  }), [project, clients, props.shareBaseUrl]);
 
   const apply = (next: Record<string, unknown>, announce: boolean) => {
     valuesRef.current = next;
@@ -98,7 +207,12 @@ function Shell(props: ConfiguratorProps): ReactNode {
     if (!project?.schema) return;
     const start: Record<string, unknown> = {};
     for (const p of project.schema.parameters) start[p.name] = p.default;
-    const merged = { ...start, ...valuesRef.current };
+    // A share link in this page's URL wins over `initialValues` (it is the shopper's).
+    const restored = props.restoreShareLink === false
+      ? null
+      : restoreFromUrl(globalThis.location.href, project);
+    const merged = { ...start, ...valuesRef.current, ...restored?.values };
+    if (restored) setShareNotes(restored.notes);
     apply(merged, false);
     emit.current?.({
       type: "ready",
@@ -158,10 +272,34 @@ function Shell(props: ConfiguratorProps): ReactNode {
           title,
           onView: props.onView,
         }),
+        shownArMode && result && !shown
+          ? h(
+            "div",
+            { className: "cad-viewer__tools cad-ar", "data-ar-mode": shownArMode },
+            h(
+              "button",
+              {
+                type: "button",
+                className: "cad-ar__button",
+                "aria-busy": arState === "busy" ? true : undefined,
+                "data-ar-state": arState,
+                onClick: () => openArRef.current().catch(() => {}),
+              },
+              arState === "busy"
+                ? "Preparing AR…"
+                : arState === "idle"
+                ? "View in AR"
+                : "AR not available",
+            ),
+          )
+          : null,
       ),
       h(
         "div",
         { className: "cad-panel" },
+        shareNotes.length > 0
+          ? h(ShareNotes, { notes: shareNotes, onDismiss: () => setShareNotes([]) })
+          : null,
         project?.schema
           ? h(ParameterForm, {
             schema: project.schema,
@@ -198,6 +336,31 @@ function Shell(props: ConfiguratorProps): ReactNode {
         )
         : null,
     ),
+  );
+}
+
+/** What did not come back from a share link, shown once above the form (never in the console). */
+function ShareNotes(props: { notes: ShareNote[]; onDismiss: () => void }): ReactNode {
+  return h(
+    "div",
+    {
+      className: "cad-share-note",
+      role: "status",
+      "data-share-notes": props.notes.map((n) => n.reason).join(" "),
+    },
+    h(
+      "div",
+      { className: "cad-share-note__text" },
+      h(
+        "strong",
+        null,
+        props.notes.every((n) => n.reason === "other_version")
+          ? "Restored from a shared link."
+          : "Not everything in this link could be restored.",
+      ),
+      h("ul", null, ...props.notes.map((n, i) => h("li", { key: i }, n.message))),
+    ),
+    h("button", { type: "button", "aria-label": "Dismiss", onClick: props.onDismiss }, "×"),
   );
 }
 

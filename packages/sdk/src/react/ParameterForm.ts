@@ -1,7 +1,8 @@
 /**
  * The parameter form for React, generated from a validated `ParameterSchema`: Int/Float as slider
  * plus number box (step, unit), Bool as a switch, Enum as a select, Color as swatches plus a
- * picker; groups in schema order; a typed value the schema refuses (the kernel's own check,
+ * picker, String as a text box (maxlength; characters checked per keystroke, sent on Enter or
+ * blur); groups in schema order; a typed value the schema refuses (the kernel's own check,
  * `checkParameterValue`) shows a message under its field and is never sent. When the design
  * limits a value (the render's `effective`), the field shows the value the model uses and why, and
  * one polite live region announces it — the same words as the Preact form (effective_value_text).
@@ -204,6 +205,32 @@ function Field(
         ),
       );
       break;
+    case "String": {
+      // React's onChange fires per keystroke: check each, send on Enter or blur.
+      const typedCheck = (typed: string) => {
+        const verdict = checkParameterValue(param, typed);
+        setDraft(typed);
+        setMessage(verdict.ok ? null : verdict.message);
+      };
+      control = h("input", {
+        id,
+        type: "text",
+        className: "cad-text",
+        maxLength: param.maxLength,
+        autoComplete: "off",
+        spellCheck: false,
+        value: draft ?? String(value),
+        "aria-invalid": message !== null,
+        "aria-describedby": describedBy,
+        disabled,
+        onChange: (e: { currentTarget: HTMLInputElement }) => typedCheck(e.currentTarget.value),
+        onBlur: (e: { currentTarget: HTMLInputElement }) =>
+          draft !== null && commit(e.currentTarget.value, e.currentTarget.value),
+        onKeyDown: (e: { key: string; currentTarget: HTMLInputElement }) =>
+          e.key === "Enter" && commit(e.currentTarget.value, e.currentTarget.value),
+      });
+      break;
+    }
     case "Color":
       control = h(
         "div",

@@ -10,7 +10,13 @@ export { type UseSession, useSession } from "./use_session.ts";
 export { type UseRender, useRender } from "./use_render.ts";
 export { Viewer, type ViewerProps } from "./Viewer.ts";
 export { ParameterForm, type ParameterFormProps } from "./ParameterForm.ts";
-export { Configurator, type ConfiguratorEvent, type ConfiguratorProps } from "./Configurator.ts";
+export {
+  Configurator,
+  type ConfiguratorEvent,
+  type ConfiguratorHandle,
+  type ConfiguratorProps,
+} from "./Configurator.ts";
+export { useShareUrl, useSnapshot } from "./use_share_snapshot.ts";
 export {
   injectConfiguratorStyles,
   STYLE_MARKER,

@@ -10,6 +10,12 @@ import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
   async GET(ctx) {
+    // A kernel node holds no KV: the hub answers (lib/render/hub_project_reads.ts).
+    const reads = ctx.var.deps.render?.projectReads;
+    if (reads) {
+      const url = new URL(ctx.req.url);
+      return await reads.read(url.pathname + url.search, ctx.req.header("if-none-match"));
+    }
     const slug = ctx.req.param("slug") ?? "";
     const versionParam = ctx.req.query("version");
     let version: number | undefined;

@@ -30,6 +30,7 @@ export const handler: Handlers = corsEndpoint<{ tokenOrigin?: string }>({
         keyring: hub.keyring,
         isRevoked: revocations ? (c) => revocations.isRevoked(c) : undefined,
         clock: hub.clock,
+        productionUrl: `${ctx.get("deps").config.hubUrl}/api/v1/production-files`,
       }, {
         authorization: ctx.req.header("authorization") ?? null,
         origin,

@@ -3,7 +3,9 @@ import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBodyBytes } from "@/lib/http/json_body.ts";
 import { type RenderOutcome, renderRequest, type RenderTrace } from "@/lib/render/render.ts";
 import { MAX_RENDER_BODY_BYTES } from "@/lib/render/render_request.ts";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/render/idempotency_key.ts";
 import { corsEndpoint } from "@/lib/app/cors_endpoint.ts";
+import { RENDER_BINARY_TYPE } from "@/lib/dag/render_binary.ts";
 import { type Handlers, renderDeps, type RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["kernel"] };
@@ -14,15 +16,12 @@ export const config: RouteConfig = { roles: ["kernel"] };
  */
 const CORS: CorsPolicy = {
   methods: ["POST"],
-  allowHeaders: ["authorization", "content-type"],
+  allowHeaders: ["authorization", "content-type", IDEMPOTENCY_KEY_HEADER],
   exposeHeaders: ["x-request-id", "retry-after"],
   maxAgeSeconds: 600,
 };
 
-const OK_HEADERS: HeadersInit = [
-  ["content-type", "application/json"],
-  ["cache-control", "no-store"],
-];
+const TYPES = { json: "application/json", binary: RENDER_BINARY_TYPE } as const;
 
 /** What the render learned: the verified token, and where a served scene came from. */
 type Trace = RenderTrace & { cache?: RenderOutcome["cache"] };
@@ -47,10 +46,20 @@ export const handler: Handlers = corsEndpoint<Trace>({
         authorization: ctx.req.header("authorization") ?? null,
         origin,
         body,
+        accept: ctx.req.header("accept") ?? null,
+        acceptEncoding: ctx.req.header("accept-encoding") ?? null,
+        idempotencyKey: ctx.req.header(IDEMPOTENCY_KEY_HEADER) ?? null,
       }, trace);
       trace.cache = result.cache;
-      // The scene was serialized once, when it was cached (lib/render/render_response_bytes.ts).
-      return { response: new Response(result.body, { headers: OK_HEADERS }), readable: true };
+      // The scene was serialized (and compressed) once, when first asked for in this form and
+      // coding (lib/render/render_response_bytes.ts); CORS appends `Origin` to this Vary.
+      const headers = new Headers({
+        "content-type": TYPES[result.form],
+        "cache-control": "no-store",
+        vary: "Accept, Accept-Encoding",
+      });
+      if (result.body.coding) headers.set("content-encoding", result.body.coding);
+      return { response: new Response(result.body.body, { headers }), readable: true };
     },
   },
 });

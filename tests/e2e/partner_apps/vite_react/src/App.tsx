@@ -1,7 +1,11 @@
 // A partner's product page: the configurator from the npm package, with the shop's own summary
 // line fed by the component's events.
-import { useState } from 'react'
-import { Configurator, type ConfiguratorEvent } from '@cad-configurator/sdk/react'
+import { useRef, useState } from 'react'
+import {
+  Configurator,
+  type ConfiguratorEvent,
+  type ConfiguratorHandle,
+} from '@cad-configurator/sdk/react'
 import type { RenderResult } from '@cad-configurator/sdk'
 
 declare global {
@@ -9,15 +13,22 @@ declare global {
     /** What the page saw, for the end-to-end test. */
     partnerEvents: ConfiguratorEvent['type'][]
     partnerRenders: { dagHash: string; meshes: string[] }[]
+    /** The configurator's handle (share link, cart snapshot). */
+    cad: ConfiguratorHandle | null
+    partnerReady: Record<string, unknown> | null
   }
 }
 window.partnerEvents = []
 window.partnerRenders = []
+window.partnerReady = null
 
 export default function App() {
   const [last, setLast] = useState<RenderResult | null>(null)
+  const cad = useRef<ConfiguratorHandle>(null)
   const onEvent = (event: ConfiguratorEvent) => {
     window.partnerEvents.push(event.type)
+    window.cad = cad.current
+    if (event.type === 'ready') window.partnerReady = event.values
     if (event.type === 'rendered') {
       window.partnerRenders.push({
         dagHash: event.result.dagHash,
@@ -30,6 +41,7 @@ export default function App() {
     <main style={{ maxWidth: 1100, margin: '0 auto', padding: 16, fontFamily: 'system-ui' }}>
       <h1>Wall bracket — made to measure</h1>
       <Configurator
+        ref={cad}
         keyId={import.meta.env.VITE_KEY_ID}
         projectKey="wall-bracket"
         hubBaseUrl={import.meta.env.VITE_HUB_URL}

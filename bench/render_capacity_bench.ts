@@ -1,0 +1,152 @@
+/**
+ * Capacity: a burst of cold renders from 32 concurrent clients — 32 shoppers of one storefront,
+ * each with its own session token, each sending renders of new parameter values one after another
+ * (distinct DAG hashes: nothing is shared by single flight or a cache) — against the real
+ * kernel-api in this process, from a client in its own process (`burst_client.ts`). It counts the
+ * refusals (503 `kernel_busy`, any reason: the expected wait of the burst is far under the queue's
+ * bound, so the target is none) and measures renders per second at saturation, against the floor
+ * program: as many worker threads as the kernel's pool building the same gears directly with
+ * manifold-3d, each taking the next gear when done (`direct_builds.ts`). The rounds alternate.
+ */
+import type { Benchmark, BenchResult } from "./benchmark.ts";
+import { defaultPoolSize } from "../lib/kernel/worker_pool.ts";
+import { BurstClient } from "./burst_client.ts";
+import { DirectBuilders } from "./direct_builds.ts";
+import { type GearValues, warmGearValues } from "./direct_gear.ts";
+import { mintRenderHeaders, startRenderBenchServer } from "./render_fixture.ts";
+import { alternateRounds } from "./rounds.ts";
+import { median } from "./stats.ts";
+
+const CLIENTS = 32;
+const RENDERS_PER_CLIENT = 4;
+const ROUNDS = 7;
+const TARGET = 0.85;
+
+/** Distinct valid gear values for render `i` of the bench (teeth, face width and bore vary). */
+function capacityValues(i: number): GearValues {
+  return {
+    teeth: 20 + (i % 12),
+    module: 2,
+    thickness: 6 + (Math.floor(i / 12) % 40) * 0.5,
+    hubDiameter: 20,
+    hubHeight: 6,
+    boreDiameter: 6 + Math.floor(i / 480) * 0.5,
+  };
+}
+
+/** One side's round: wall time, throughput, ms per build (direct), refusals (server). */
+interface RoundFigure {
+  ms: number;
+  rps: number;
+  perBuildMs: number;
+  refused: number;
+}
+
+async function run(progress: (line: string) => void): Promise<BenchResult> {
+  const workers = defaultPoolSize();
+  const kernel = await startRenderBenchServer("spur-gear", { RENDER_WORKERS: String(workers) });
+  const builders = await DirectBuilders.start(workers);
+  const client = new BurstClient();
+  try {
+    const headers = [kernel.target.headers];
+    while (headers.length < CLIENTS) {
+      headers.push(await mintRenderHeaders(kernel.server.url, kernel.fixture));
+    }
+    const bodyOf = (values: GearValues) =>
+      JSON.stringify({ dag: kernel.example.finish({ ...values }) });
+    const problems: string[] = [];
+    // Warm every worker of both sides (start, JIT) with values no round uses.
+    const warm = Array.from({ length: 2 * workers }, (_, i) => warmGearValues(i));
+    const warmed = await client.loops({
+      url: kernel.target.url,
+      clients: warm.map((values, i) => ({ headers: headers[i], bodies: [bodyOf(values)] })),
+    });
+    if (warmed.served !== warm.length) {
+      throw new Error(`warm-up renders refused: ${warmed.sampleError}`);
+    }
+    await builders.build(warm);
+
+    const perRound = CLIENTS * RENDERS_PER_CLIENT;
+    let round = 0;
+    const valuesOf = (r: number) =>
+      Array.from({ length: perRound }, (_, k) => capacityValues(r * perRound + k));
+    const refusals: Record<string, number> = {};
+    const { baseline: direct, candidate: served } = await alternateRounds<RoundFigure>(
+      ROUNDS,
+      async () => {
+        const batch = await builders.build(valuesOf(round));
+        const perBuildMs = batch.ms * workers / perRound;
+        return { ms: batch.ms, rps: perRound / (batch.ms / 1000), perBuildMs, refused: 0 };
+      },
+      async () => {
+        const list = valuesOf(round);
+        const clients = headers.map((h, c) => ({
+          headers: h,
+          bodies: list.filter((_, k) => k % CLIENTS === c).map(bodyOf),
+        }));
+        const out = await client.loops({ url: kernel.target.url, clients });
+        for (const [why, n] of Object.entries(out.refusals)) {
+          refusals[why] = (refusals[why] ?? 0) + n;
+        }
+        const refused = perRound - out.served;
+        if (out.misses !== out.served) {
+          problems.push(`round ${round + 1}: ${out.served - out.misses} renders were not misses`);
+        }
+        if (refused > 0 && !Object.keys(out.refusals).every((why) => why.startsWith("503 "))) {
+          problems.push(`round ${round + 1}: a render failed: ${out.sampleError}`);
+        }
+        return { ms: out.ms, rps: out.served / (out.ms / 1000), perBuildMs: 0, refused };
+      },
+      (r, d, s) => {
+        progress(
+          `render-capacity round ${r}: direct ${d.rps.toFixed(1)} builds/s (${
+            d.ms.toFixed(0)
+          } ms), ` +
+            `server ${s.rps.toFixed(1)} renders/s (${s.ms.toFixed(0)} ms), ${s.refused} refused`,
+        );
+        round++;
+      },
+    );
+    const refusedTotal = served.reduce((a, s) => a + s.refused, 0);
+    const total = perRound * ROUNDS;
+    const perBuild = median(direct.map((d) => d.perBuildMs));
+    const expectedWait = (CLIENTS - 1) * perBuild / workers;
+    const bound = kernel.server.deps.config.renderQueueWaitMs;
+    return {
+      title: "render-capacity",
+      unit: "renders/s",
+      decimals: 1,
+      pairedRatio: median(served.map((s, i) => s.rps / direct[i].rps)),
+      baseline: {
+        label: `direct manifold-3d builds on ${workers} threads`,
+        value: median(direct.map((d) => d.rps)),
+      },
+      candidate: { label: "cold HTTP renders", value: median(served.map((s) => s.rps)) },
+      target: TARGET,
+      summary: `spur-gear, ${CLIENTS} clients × ${RENDERS_PER_CLIENT} distinct renders, ` +
+        `${workers} workers, ${ROUNDS} rounds`,
+      details: [
+        `refusals: ${refusedTotal} of ${total} (target 0) ${refusedTotal === 0 ? "PASS" : "MISS"}` +
+        (refusedTotal ? ` ${JSON.stringify(refusals)}` : "") +
+        `; expected wait of render ${CLIENTS} of a burst ≈ ${expectedWait.toFixed(0)} ms ` +
+        `(${CLIENTS - 1} × ${perBuild.toFixed(1)} ms ÷ ${workers}), bound ${bound} ms`,
+        `per-round ratios ${served.map((s, i) => (s.rps / direct[i].rps).toFixed(2)).join(" ")}`,
+        `direct builds/s: ${direct.map((d) => d.rps.toFixed(1)).join(" ")}`,
+        `server renders/s: ${served.map((s) => s.rps.toFixed(1)).join(" ")}`,
+      ],
+      problems,
+    };
+  } finally {
+    await client.close();
+    builders.close();
+    await kernel.close();
+  }
+}
+
+/** Cold renders/s from 32 clients ÷ direct builds on as many threads; refusals counted (target 0). */
+export const renderCapacityBench: Benchmark = {
+  name: "render-capacity",
+  description: "32 clients' cold renders of distinct values: refusals, and renders/s vs direct " +
+    "manifold-3d builds on the same number of worker threads",
+  run,
+};

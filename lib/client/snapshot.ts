@@ -1,0 +1,367 @@
+/**
+ * The cart snapshot: a PNG of a rendered configuration from a fixed camera, for a cart line, an
+ * order confirmation or a quote (docs/embedding.md, "Cart snapshot").
+ *
+ * - **Off the shopper's view.** It draws with a WebGL renderer of its own on a canvas that is never
+ *   on the page, and frees it (context included) before resolving: the visible view's camera,
+ *   size and frame are untouched, whatever the shopper did to them.
+ * - **Camera preset `isometric`.** An orthographic camera looking at the bounding box's centre
+ *   from the direction (1, −1, 1) (front-right, above; Z up as in the kernel), so the three
+ *   visible faces of a box are equally foreshortened. The view is fitted to the eight corners of
+ *   the bounding box with a margin of 6 % of the image on every side, so a 512 × 512 snapshot of
+ *   any part fills it the same way and sizes compare between configurations.
+ * - **Background** white (`#ffffff`) by default; any CSS colour, or `"transparent"` for a PNG with
+ *   an alpha channel.
+ * - **Look.** The view's own lighting, materials and tone mapping (`SCENE_LOOK`, Khronos PBR
+ *   Neutral, sRGB), so the most-lit face shows the part's colour as on screen.
+ * - **Size** 512 × 512 by default, each side 16–2048 pixels, device pixel ratio 1.
+ * - **Which scene.** `settledResult` waits for the renders under way and gives the last good
+ *   result, so a snapshot taken right after a change shows the change (what the shopper sees).
+ *
+ * Runs in browsers: no Deno APIs here.
+ */
+import {
+  BufferAttribute,
+  BufferGeometry,
+  Color,
+  DirectionalLight,
+  Group,
+  InstancedMesh,
+  Matrix4,
+  Mesh,
+  MeshStandardMaterial,
+  NeutralToneMapping,
+  OrthographicCamera,
+  PMREMGenerator,
+  Scene,
+  SRGBColorSpace,
+  Vector3,
+  WebGLRenderer,
+} from "three";
+import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
+import type { BoundingBox } from "../dag/scene.ts";
+import type { ReadonlySignal } from "@preact/signals-core";
+import type { RenderState } from "./render_client.ts";
+import type { RenderResult } from "./render_result.ts";
+import { SCENE_LOOK } from "./scene_view.ts";
+
+/** What a snapshot looks like; every member optional. */
+export interface SnapshotOptions {
+  /** Width in pixels (16–2048, default 512). */
+  width?: number;
+  /** Height in pixels (16–2048, default 512). */
+  height?: number;
+  /** A CSS colour, or `"transparent"` (default `#ffffff`). */
+  background?: string;
+}
+
+/** The documented defaults of a snapshot. */
+export const SNAPSHOT_DEFAULTS = {
+  width: 512,
+  height: 512,
+  background: "#ffffff",
+  camera: "isometric",
+  /** Margin around the fitted bounding box, as a fraction of the image on each side. */
+  margin: 0.06,
+} as const;
+
+/** Smallest and largest side of a snapshot, in pixels. */
+export const SNAPSHOT_SIZE_LIMITS = { min: 16, max: 2048 } as const;
+
+/** Why a snapshot could not be made (stable `code`). */
+export type SnapshotErrorCode = "invalid_snapshot_options" | "no_scene" | "webgl_unavailable";
+
+/** A snapshot that could not be made. */
+export class SnapshotError extends Error {
+  /** Stable code: `invalid_snapshot_options`, `no_scene` or `webgl_unavailable`. */
+  readonly code: SnapshotErrorCode;
+  /** Makes an error with `code` and a message that says what to change. */
+  constructor(code: SnapshotErrorCode, message: string) {
+    super(message);
+    this.name = "SnapshotError";
+    this.code = code;
+  }
+}
+
+/** The isometric camera for a bounding box: where it stands and the half-extents it sees. */
+export interface SnapshotFrame {
+  /** The point looked at (the bounding box's centre). */
+  target: [number, number, number];
+  /** The camera's position (along (1, −1, 1) from the target, outside the box). */
+  position: [number, number, number];
+  /** Half the visible width and height in model units (the image's aspect ratio). */
+  halfWidth: number;
+  halfHeight: number;
+  near: number;
+  far: number;
+}
+
+/** The view direction of the `isometric` preset (from the target towards the camera). */
+export const ISOMETRIC_DIRECTION: readonly [number, number, number] = [
+  1 / Math.sqrt(3),
+  -1 / Math.sqrt(3),
+  1 / Math.sqrt(3),
+];
+
+/**
+ * The isometric frame fitted to `bbox` for an image of `aspect` (width / height) with `margin`
+ * of the image left free on every side.
+ *
+ * @example
+ * ```ts
+ * isometricFrame({ min: [0, 0, 0], max: [10, 10, 10] }, 1); // halfWidth ≈ halfHeight ≈ 9.4
+ * ```
+ */
+export function isometricFrame(
+  bbox: BoundingBox,
+  aspect: number,
+  margin: number = SNAPSHOT_DEFAULTS.margin,
+): SnapshotFrame {
+  const [dx, dy, dz] = ISOMETRIC_DIRECTION;
+  const centre = [0, 1, 2].map((i) => (bbox.min[i] + bbox.max[i]) / 2) as [number, number, number];
+  // The camera's right (up × back) and up (back × right) axes, Z being the world's up.
+  const right = normalize([-dy, dx, 0]);
+  const up = cross([dx, dy, dz], right);
+  let maxX = 0;
+  let maxY = 0;
+  let maxDepth = 0;
+  for (let corner = 0; corner < 8; corner++) {
+    const p = [0, 1, 2].map((i) => ((corner >> i) & 1 ? bbox.max[i] : bbox.min[i]) - centre[i]);
+    maxX = Math.max(maxX, Math.abs(dot(p, right)));
+    maxY = Math.max(maxY, Math.abs(dot(p, up)));
+    maxDepth = Math.max(maxDepth, Math.abs(dot(p, [dx, dy, dz])));
+  }
+  // Fit the box into the image less its margins, keeping the image's aspect ratio.
+  const fill = 1 - 2 * margin;
+  let halfWidth = Math.max(maxX, 1e-6) / fill;
+  let halfHeight = Math.max(maxY, 1e-6) / fill;
+  if (halfWidth / halfHeight > aspect) halfHeight = halfWidth / aspect;
+  else halfWidth = halfHeight * aspect;
+  const distance = maxDepth * 2 + 1;
+  return {
+    target: centre,
+    position: [centre[0] + dx * distance, centre[1] + dy * distance, centre[2] + dz * distance],
+    halfWidth,
+    halfHeight,
+    near: Math.max(distance - maxDepth * 1.5 - 1, 1e-3),
+    far: distance + maxDepth * 1.5 + 1,
+  };
+}
+
+/**
+ * A PNG of `result` from the isometric preset, drawn off screen (the visible view is untouched).
+ * Rejects with `SnapshotError`.
+ *
+ * @example
+ * ```ts
+ * const png = await renderSnapshot(result, { width: 512, height: 512 });
+ * cartImage.src = URL.createObjectURL(png);
+ * ```
+ */
+export async function renderSnapshot(
+  result: RenderResult,
+  options: SnapshotOptions = {},
+): Promise<Blob> {
+  const width = side(options.width ?? SNAPSHOT_DEFAULTS.width, "width");
+  const height = side(options.height ?? SNAPSHOT_DEFAULTS.height, "height");
+  const background = options.background ?? SNAPSHOT_DEFAULTS.background;
+  const transparent = background === "transparent";
+  let color: Color | null = null;
+  if (!transparent) {
+    if (typeof background !== "string" || !supportsColor(background)) {
+      throw new SnapshotError(
+        "invalid_snapshot_options",
+        `background is a CSS colour or "transparent", got ${JSON.stringify(background)}`,
+      );
+    }
+    color = new Color(background);
+  }
+  if (!result || !Array.isArray(result.parts) || result.parts.length === 0) {
+    throw new SnapshotError("no_scene", "there is no rendered scene to take a snapshot of yet");
+  }
+  const canvas = document.createElement("canvas");
+  let renderer: WebGLRenderer;
+  try {
+    renderer = new WebGLRenderer({
+      canvas,
+      antialias: true,
+      alpha: transparent,
+      preserveDrawingBuffer: true,
+    });
+  } catch (err) {
+    throw new SnapshotError(
+      "webgl_unavailable",
+      `this browser could not draw the snapshot (${err instanceof Error ? err.message : err})`,
+    );
+  }
+  const owned: Array<{ dispose(): void }> = [];
+  try {
+    renderer.setPixelRatio(1);
+    renderer.outputColorSpace = SRGBColorSpace;
+    renderer.toneMapping = NeutralToneMapping;
+    renderer.toneMappingExposure = 1;
+    if (transparent) renderer.setClearColor(0x000000, 0);
+    const scene = new Scene();
+    scene.background = color;
+    const pmrem = new PMREMGenerator(renderer);
+    const room = new RoomEnvironment();
+    const environment = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
+    room.dispose();
+    pmrem.dispose();
+    // PMREM leaves its own viewport behind: size the drawing after it.
+    renderer.setSize(width, height, false);
+    owned.push(environment);
+    scene.environment = environment;
+    scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
+    const key = new DirectionalLight(0xffffff, SCENE_LOOK.keyLight.intensity);
+    key.position.set(...SCENE_LOOK.keyLight.direction);
+    scene.add(key);
+    scene.add(buildParts(result, owned));
+    const frame = isometricFrame(result.bbox, width / height);
+    const camera = new OrthographicCamera(
+      -frame.halfWidth,
+      frame.halfWidth,
+      frame.halfHeight,
+      -frame.halfHeight,
+      frame.near,
+      frame.far,
+    );
+    camera.up.set(0, 0, 1);
+    camera.position.fromArray(frame.position);
+    camera.lookAt(new Vector3().fromArray(frame.target));
+    camera.updateProjectionMatrix();
+    renderer.render(scene, camera);
+    return await new Promise<Blob>((resolve, reject) =>
+      canvas.toBlob(
+        (blob) =>
+          blob ? resolve(blob) : reject(
+            new SnapshotError("webgl_unavailable", "the browser could not encode the PNG"),
+          ),
+        "image/png",
+      )
+    );
+  } finally {
+    for (const resource of owned) resource.dispose();
+    renderer.dispose();
+    // Frees the context now rather than at garbage collection (browsers cap live contexts).
+    renderer.forceContextLoss();
+  }
+}
+
+/**
+ * The scene the shopper sees once the renders under way have settled (the last good result);
+ * rejects with `SnapshotError` `no_scene` when nothing was drawn.
+ *
+ * @example
+ * ```ts
+ * const png = await renderSnapshot(await settledResult(renderer.state));
+ * ```
+ */
+export function settledResult(state: ReadonlySignal<RenderState>): Promise<RenderResult> {
+  return new Promise((resolve, reject) => {
+    // `subscribe` calls back at once, before it returns the function that stops it.
+    const stop: { done: boolean; unsubscribe?: () => void } = { done: false };
+    stop.unsubscribe = state.subscribe((s) => {
+      if (stop.done || s.status === "rendering") return;
+      stop.done = true;
+      stop.unsubscribe?.();
+      if (s.result) resolve(s.result);
+      else {
+        reject(
+          new SnapshotError("no_scene", "there is no rendered scene to take a snapshot of yet"),
+        );
+      }
+    });
+    if (stop.done) stop.unsubscribe();
+  });
+}
+
+/**
+ * A `data:image/png;base64,…` URL of a snapshot (for an `<img>`, or a JSON body to the cart).
+ *
+ * @example
+ * ```ts
+ * img.src = await blobToDataUrl(await renderSnapshot(result));
+ * ```
+ */
+export function blobToDataUrl(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as string);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
+}
+
+/** The parts as three.js meshes; their geometries and materials go into `owned`. */
+function buildParts(result: RenderResult, owned: Array<{ dispose(): void }>): Group {
+  const group = new Group();
+  const geometries = new Map<string, BufferGeometry>();
+  const materials = new Map<string, MeshStandardMaterial>();
+  for (const part of result.parts) {
+    let geometry = geometries.get(part.mesh.hash);
+    if (!geometry) {
+      geometry = new BufferGeometry();
+      geometry.setAttribute("position", new BufferAttribute(part.mesh.positions, 3));
+      geometry.setIndex(new BufferAttribute(part.mesh.indices, 1));
+      geometry.computeBoundingSphere();
+      geometries.set(part.mesh.hash, geometry);
+      owned.push(geometry);
+    }
+    let material = materials.get(part.color);
+    if (!material) {
+      material = new MeshStandardMaterial({ color: new Color(part.color), ...SCENE_LOOK.material });
+      materials.set(part.color, material);
+      owned.push(material);
+    }
+    const count = part.instances.length;
+    if (count === 1) {
+      const mesh = new Mesh(geometry, material);
+      mesh.matrixAutoUpdate = false;
+      mesh.matrix.fromArray(part.instances[0]);
+      group.add(mesh);
+    } else if (count > 1) {
+      const mesh = new InstancedMesh(geometry, material, count);
+      const m = new Matrix4();
+      part.instances.forEach((t, i) => mesh.setMatrixAt(i, m.fromArray(t)));
+      mesh.instanceMatrix.needsUpdate = true;
+      owned.push(mesh);
+      group.add(mesh);
+    }
+  }
+  return group;
+}
+
+function side(value: unknown, name: string): number {
+  if (
+    typeof value !== "number" || !Number.isInteger(value) ||
+    value < SNAPSHOT_SIZE_LIMITS.min || value > SNAPSHOT_SIZE_LIMITS.max
+  ) {
+    throw new SnapshotError(
+      "invalid_snapshot_options",
+      `${name} is a whole number of pixels from ${SNAPSHOT_SIZE_LIMITS.min} to ${SNAPSHOT_SIZE_LIMITS.max}, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+/** Whether three's `Color` reads `color` (else it would warn and draw white). */
+function supportsColor(color: string): boolean {
+  return /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(color) ||
+    /^(?:rgb|hsl)a?\([^()]*\)$/i.test(color) || Object.hasOwn(Color.NAMES, color.toLowerCase());
+}
+
+function dot(a: number[], b: readonly number[]): number {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+function cross(a: readonly number[], b: readonly number[]): number[] {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+
+function normalize(v: number[]): number[] {
+  const length = Math.hypot(v[0], v[1], v[2]);
+  return v.map((x) => x / length);
+}

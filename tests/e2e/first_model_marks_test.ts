@@ -1,0 +1,132 @@
+/**
+ * The viewer's first-model timing (lib/client/scene_view.ts, `FIRST_MODEL_MARKS`) and its
+ * start-up order, in Chromium on a partner origin: one `first-scene` and one `first-model` mark
+ * per view, after the render's answer and in that order, none again on later scenes; the
+ * environment map is built after the first model and the model drawn again with it; a
+ * configurator that never gets a scene (an unknown project) draws nothing at all (its canvas stays
+ * transparent over the stage).
+ */
+import assert from "node:assert/strict";
+import { launchBrowser } from "./browser.ts";
+import { startShop } from "./storefront_fixture.ts";
+import { FIRST_MODEL_MARKS } from "@/lib/client/scene_view.ts";
+
+const e2e = { sanitizeResources: false, sanitizeOps: false };
+
+const UNKNOWN_PROJECT_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>Unknown project</title><script type="module" src="{{HUB_URL}}/sdk/v1/embed.js"></script>
+<style>cad-configurator{display:block;height:600px}</style></head><body><main>
+<cad-configurator key-id="{{KEY_ID}}" project="no-such-project" hub-url="{{HUB_URL}}"></cad-configurator>
+</main></body></html>`;
+
+interface ViewApi {
+  view: { framesDrawn: number; prepared: boolean } | null;
+  setParameters(values: Record<string, unknown>): void;
+}
+
+Deno.test({
+  name: "e2e - first model: one scene mark and one drawn mark per view, in order, after the answer",
+  ...e2e,
+  async fn() {
+    const setup = await startShop({ extraPages: { "/unknown.html": UNKNOWN_PROJECT_PAGE } });
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      await page.goto(`${setup.shop}/`);
+      await page.waitForFunction(
+        (name) => performance.getEntriesByName(name).length > 0,
+        FIRST_MODEL_MARKS.model,
+        { timeout: 60_000 },
+      );
+      const read = () =>
+        page.evaluate((marks) => {
+          const entries = (name: string) =>
+            (performance.getEntriesByName(name) as PerformanceMark[]).map((m) => ({
+              at: m.startTime,
+              view: (m.detail as { view: number }).view,
+            }));
+          const render = (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+            .find((r) => r.name.endsWith("/render"));
+          const el = document.querySelector("cad-configurator") as unknown as ViewApi;
+          return {
+            scene: entries(marks.scene),
+            model: entries(marks.model),
+            renderEnd: render?.responseEnd ?? NaN,
+            prepared: el.view?.prepared ?? false,
+            frames: el.view?.framesDrawn ?? -1,
+          };
+        }, FIRST_MODEL_MARKS);
+      // The environment map comes after the first model (the stand-in light draws it first).
+      await page.waitForFunction(
+        () => (document.querySelector("cad-configurator") as unknown as ViewApi).view?.prepared,
+        null,
+        { timeout: 60_000 },
+      );
+      const first = await read();
+      assert.equal(first.scene.length, 1, "one first-scene mark");
+      assert.equal(first.model.length, 1, "one first-model mark");
+      assert.equal(first.scene[0].view, first.model[0].view, "both marks name the same view");
+      assert.ok(first.scene[0].at >= first.renderEnd, "the scene mark follows the render's answer");
+      assert.ok(first.model[0].at >= first.scene[0].at, "drawn after it was handed over");
+      assert.ok(first.prepared, "the environment map is built after it");
+      assert.ok(first.frames >= 2, "drawn under the stand-in, then again with the map");
+
+      // A later scene marks nothing again.
+      const hash = await page.locator("cad-configurator .cad-configurator").getAttribute(
+        "data-dag-hash",
+      );
+      await page.evaluate(() =>
+        (document.querySelector("cad-configurator") as unknown as ViewApi).setParameters({
+          width: 77,
+        })
+      );
+      await page.waitForFunction(
+        (prev) =>
+          document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
+            ".cad-configurator",
+          )!.getAttribute("data-dag-hash") !== prev,
+        hash,
+        { timeout: 30_000 },
+      );
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+      const later = await read();
+      assert.equal(later.scene.length, 1);
+      assert.equal(later.model.length, 1);
+      assert.ok(later.frames > first.frames, "the new scene was drawn");
+      assert.deepEqual(errors, []);
+
+      // No scene ever: no frame drawn, no environment built, no marks.
+      const empty = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+      await empty.goto(`${setup.shop}/unknown.html`);
+      await empty.locator(
+        'cad-configurator .cad-configurator[data-error-code]:not([data-error-code=""])',
+      )
+        .waitFor({ timeout: 30_000 });
+      const none = await empty.evaluate((marks) => {
+        // An undrawn WebGL canvas is transparent; any frame paints the opaque background.
+        const gl = document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
+          "canvas",
+        ) as HTMLCanvasElement;
+        const c = document.createElement("canvas");
+        c.width = gl.width;
+        c.height = gl.height;
+        const ctx = c.getContext("2d")!;
+        ctx.drawImage(gl, 0, 0);
+        const data = ctx.getImageData(0, 0, c.width, c.height).data;
+        let opaque = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) opaque++;
+        return {
+          opaque,
+          marks: performance.getEntriesByName(marks.scene).length +
+            performance.getEntriesByName(marks.model).length,
+        };
+      }, FIRST_MODEL_MARKS);
+      assert.deepEqual(none, { opaque: 0, marks: 0 }, "nothing drawn, nothing marked");
+    } finally {
+      await browser.close();
+      await setup.close();
+    }
+  },
+});
