@@ -96,6 +96,20 @@ if (!await exists("/usr/bin/admesh")) {
   }
 }
 
+// The 3MF exports are also read by PrusaSlicer's CLI (tests/kernel/export_tools_test.ts).
+if (!await exists("/usr/bin/prusa-slicer")) {
+  if (Deno.uid?.() === 0) {
+    console.log("ensure_env: installing Debian prusa-slicer for the 3MF export checks");
+    await run("apt-get", ["update", "-q"]);
+    await run("apt-get", ["install", "-y", "-q", "--no-install-recommends", "prusa-slicer"]);
+  }
+  if (!await exists("/usr/bin/prusa-slicer")) {
+    const fix = "prusa-slicer is missing: apt-get install -y --no-install-recommends prusa-slicer";
+    if (Deno.env.get("CI")) problems.push(fix);
+    else console.log(`ensure_env: ${fix} (the slicer check of 3MF is skipped without it)`);
+  }
+}
+
 if (!await exists("/usr/sbin/haproxy")) {
   if (Deno.uid?.() === 0) {
     console.log("ensure_env: installing Debian haproxy for the load-balancer test");

@@ -8,9 +8,11 @@
  * - GLB: the Khronos glTF validator (`gltf-validator`) reports 0 errors, and three.js's
  *   `GLTFLoader` loads it with the kernel's triangle count and its bounds (metres, +Y up);
  * - 3MF: three.js's `3MFLoader` (with linkedom's DOMParser) loads it with the kernel's volume
- *   (1e-6 relative) and bounds.
- * In CI admesh is installed by tests/_helpers/ensure_env.ts; without it (a machine where apt is not
- * available) the STL step says so and is skipped.
+ *   (1e-6 relative) and bounds; PrusaSlicer's CLI (Debian's `prusa-slicer --info`) reads every
+ *   build item as a manifold object, with the kernel's facet count, bounds (1e-3 mm) and volume
+ *   (1e-5 relative: it reports single-precision figures).
+ * In CI admesh and PrusaSlicer are installed by tests/_helpers/ensure_env.ts; without them (a
+ * machine where apt is not available) their steps say so and are skipped.
  */
 import assert from "node:assert/strict";
 import validator from "gltf-validator";
@@ -44,13 +46,45 @@ if (!admesh) {
   );
 }
 
-async function hasAdmesh(): Promise<boolean> {
+const slicer = await hasTool("prusa-slicer", "--help");
+if (!slicer) {
+  console.warn(
+    "export_tools_test: prusa-slicer is not installed (apt-get install -y prusa-slicer): skipped",
+  );
+}
+
+function hasAdmesh(): Promise<boolean> {
+  return hasTool("admesh", "--version");
+}
+
+async function hasTool(command: string, arg: string): Promise<boolean> {
   try {
-    const out = await new Deno.Command("admesh", { args: ["--version"], stdout: "null" }).output();
+    const out = await new Deno.Command(command, { args: [arg], stdout: "null", stderr: "null" })
+      .output();
     return out.success;
   } catch {
     return false;
   }
+}
+
+/** One object block of `prusa-slicer --info`: its `key = value` lines. */
+type SlicerObject = Record<string, string>;
+
+/** The objects PrusaSlicer reports for a file, one per build item. */
+async function slicerInfo(path: string): Promise<SlicerObject[]> {
+  const out = await new Deno.Command("prusa-slicer", {
+    args: ["--info", path],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.ok(out.success, "prusa-slicer --info failed");
+  const objects: SlicerObject[] = [];
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    if (/^\[.*\]$/.test(line.trim())) objects.push({});
+    const m = /^\s*([a-z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m && objects.length) objects[objects.length - 1][m[1]] = m[2];
+  }
+  return objects;
 }
 
 /** An example at its defaults: a template's instance, or what a python-mode design.py emits. */
@@ -162,7 +196,7 @@ function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
 }
 
 for (const slug of slugs) {
-  Deno.test(`exports - ${slug}: STL, GLB and 3MF pass admesh, the Khronos validator and three.js's loaders`, async (t) => {
+  Deno.test(`exports - ${slug}: STL, GLB and 3MF pass admesh, the Khronos validator, three.js's loaders and PrusaSlicer`, async (t) => {
     const { scene, model } = await example(slug);
     const { min, max } = scene.bbox;
 
@@ -231,6 +265,38 @@ for (const slug of slugs) {
       assert.equal(triangleCount(group), scene.triangles);
       near(objectVolume(group), scene.volume, 1e-6 * scene.volume, "3MF volume");
       assertBox(new THREE.Box3().setFromObject(group), min, max, 1e-3, "3MF bounds");
+    });
+
+    await t.step({
+      name: "3MF: PrusaSlicer reads manifold objects with the kernel's facets, bounds and volume",
+      ignore: !slicer && !Deno.env.get("CI"),
+      fn: async () => {
+        const path = await Deno.makeTempFile({ suffix: ".3mf" });
+        try {
+          await Deno.writeFile(path, buildExportFile("3mf", model));
+          const objects = await slicerInfo(path);
+          assert.ok(objects.length >= scene.parts.length, `${objects.length} objects`);
+          let facets = 0, volume = 0;
+          const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+          for (const o of objects) {
+            assert.equal(o.manifold, "yes", JSON.stringify(o));
+            facets += Number(o.number_of_facets);
+            volume += Number(o.volume);
+            ["x", "y", "z"].forEach((axis, k) => {
+              lo[k] = Math.min(lo[k], Number(o[`min_${axis}`]));
+              hi[k] = Math.max(hi[k], Number(o[`max_${axis}`]));
+            });
+          }
+          assert.equal(facets, scene.triangles);
+          near(volume, scene.volume, 1e-5 * scene.volume, "PrusaSlicer volume");
+          for (let k = 0; k < 3; k++) {
+            near(lo[k], min[k], 1e-3, `PrusaSlicer min[${k}]`);
+            near(hi[k], max[k], 1e-3, `PrusaSlicer max[${k}]`);
+          }
+        } finally {
+          await Deno.remove(path);
+        }
+      },
     });
   });
 }
