@@ -12,6 +12,7 @@
 import { createClient } from "redis";
 import type { RedisClient } from "../lib/redis/client.ts";
 import { MintRateLimiter, rateLimitHeaders } from "../lib/hub/rate_limit.ts";
+import { clientIpRateLimitHeaders, clientIpWindow } from "../lib/hub/client_ip_limit.ts";
 import { encodeBase64Url } from "../lib/token/base64url.ts";
 import { signEd25519 } from "../lib/token/ed25519.ts";
 import { type BareServer, serveBare } from "./bare_server.ts";
@@ -51,7 +52,13 @@ export async function startBareMintServer(options: BareMintOptions): Promise<Bar
 
   const handler = async (req: Request): Promise<Response> => {
     const body = await req.json() as { keyId: string; projectId: string };
-    const limited = limiter ? await limiter.consume(body.keyId, floor!.policy) : undefined;
+    // The hub's two windows (this client network's, then the key's) in its one Redis call.
+    const limited = limiter
+      ? await limiter.consumeAll(body.keyId, [
+        clientIpWindow("127.0.0.1", floor!.policy),
+        { policy: floor!.policy },
+      ])
+      : undefined;
     if (!limiter) await redis.incr(counterKey);
     const iat = Math.floor(Date.now() / 1000);
     const claims = {
@@ -76,7 +83,10 @@ export async function startBareMintServer(options: BareMintOptions): Promise<Bar
     if (!floor || !limited) return Response.json(answer);
     const headers = new Headers(floor.headers);
     headers.set("x-request-id", crypto.randomUUID());
-    for (const [name, value] of Object.entries(rateLimitHeaders(limited))) {
+    const [ip, key] = limited;
+    for (
+      const [name, value] of Object.entries(clientIpRateLimitHeaders(ip, rateLimitHeaders(key)))
+    ) {
       headers.set(name, value);
     }
     return new Response(JSON.stringify(answer), { headers });

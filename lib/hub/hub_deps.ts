@@ -5,7 +5,6 @@ import { Keyring } from "../token/keyring.ts";
 import { SigningKeyStore } from "../token/signing_keys.ts";
 import { SdkKeyCache } from "../store/sdk_key_cache.ts";
 import { MintRateLimiter } from "./rate_limit.ts";
-import { ClientIpMintLimiter } from "./client_ip_limit.ts";
 import type { UsageRecorder } from "./usage.ts";
 
 /** What the hub role adds: signing keys and the mint path. */
@@ -14,9 +13,8 @@ export interface HubDeps {
   signingKeys: SigningKeyStore;
   /** In-process view of the signing keys: signs mints, resolves kids for verification. */
   keyring: Keyring;
+  /** Mint rate limits per key and, in the browser flow, per client network (one Redis call). */
   rateLimiter: MintRateLimiter;
-  /** Browser-flow mints per key and client IP (lib/hub/client_ip_limit.ts). */
-  clientIpLimiter: ClientIpMintLimiter;
   /** Render budgets: the mint opens each budgeted token's counter. */
   budgets: Pick<BudgetStore, "open">;
   /** SDK key records for the mint path, cached for at most 2 s. */
@@ -43,7 +41,6 @@ export async function buildHubDeps(
     signingKeys,
     keyring: await Keyring.load(signingKeys, { clock: options.clock }),
     rateLimiter: new MintRateLimiter({ redis: options.redis, prefix: options.redisPrefix }),
-    clientIpLimiter: new ClientIpMintLimiter({ redis: options.redis, prefix: options.redisPrefix }),
     keys: new SdkKeyCache(kv),
     budgets: options.budgets,
     clock: options.clock,

@@ -15,11 +15,7 @@ import type { SdkKeyCache } from "../store/sdk_key_cache.ts";
 import { isWellFormedKeyId, parsePartnerKey, PartnerKeyFormatError } from "./partner_key.ts";
 import { BrowserMintBody, ServerMintBody } from "./mint_request.ts";
 import { type MintRateLimiter, rateLimitHeaders, type RateLimitResult } from "./rate_limit.ts";
-import {
-  type ClientIpMintLimiter,
-  clientIpRateLimitHeaders,
-  DEFAULT_CLIENT_IP_RATE_LIMIT,
-} from "./client_ip_limit.ts";
+import { clientIpRateLimitHeaders, clientIpWindow } from "./client_ip_limit.ts";
 import { randomHex } from "./random_hex.ts";
 import { secretAccepted, TTL_BOUNDS } from "./sdk_keys.ts";
 import type { UsageRecorder } from "./usage.ts";
@@ -35,9 +31,8 @@ interface MintSeen {
 export interface MintDeps {
   /** Key records (cached for a bounded time). */
   keys: Pick<SdkKeyCache, "get">;
-  rateLimiter: MintRateLimiter;
-  /** Browser-flow mints per client IP (optional: absent, the browser flow is limited per key only). */
-  clientIpLimiter?: Pick<ClientIpMintLimiter, "consume">;
+  /** Mint windows: per key, and per client network in the browser flow (one Redis call). */
+  rateLimiter: Pick<MintRateLimiter, "consumeAll">;
   /** Supplies the current signing key (the hub's keyring). */
   keyring: { signingKey(): { kid: string; privateKey: CryptoKey } };
   /** Milliseconds since the epoch. */
@@ -272,13 +267,13 @@ export async function issue(
     );
   }
   // Per client first: a client over its own limit must not spend the key's (client_ip_limit.ts).
-  const perIp = mode === "publishable" && req.clientIp !== undefined && deps.clientIpLimiter
-    ? await deps.clientIpLimiter.consume(
-      key.keyId,
-      req.clientIp,
-      key.clientIpRateLimit ?? DEFAULT_CLIENT_IP_RATE_LIMIT,
-    )
-    : undefined;
+  const perClient = mode === "publishable" && req.clientIp !== undefined;
+  const keyWindow = { policy: key.rateLimit };
+  const results = await deps.rateLimiter.consumeAll(
+    key.keyId,
+    perClient ? [clientIpWindow(req.clientIp!, key.clientIpRateLimit), keyWindow] : [keyWindow],
+  );
+  const perIp = perClient ? results[0] : undefined;
   if (perIp && !perIp.allowed) {
     throw new AppError(
       "rate_limited",
@@ -286,7 +281,7 @@ export async function issue(
       { headers: clientIpRateLimitHeaders(perIp), extensions: { scope: "client_ip" } },
     );
   }
-  const limit: RateLimitResult = await deps.rateLimiter.consume(key.keyId, key.rateLimit);
+  const limit: RateLimitResult = results[results.length - 1];
   const headers = perIp
     ? clientIpRateLimitHeaders(perIp, rateLimitHeaders(limit))
     : rateLimitHeaders(limit);

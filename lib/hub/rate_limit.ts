@@ -1,14 +1,22 @@
 /**
- * Per-keyId mint rate limits on `rate-limiter-flexible`: a fixed window per key in Redis, shared
- * by every hub instance. While Redis is unreachable or stalled (a call fails at once, or past
- * `REDIS_TIMEOUT_MS`: lib/redis/deadline.ts) each process falls back to an in-memory limiter with
- * the same policy, counting from zero. Why not fail closed: a rate limit caps abuse, it is not
- * money; per-instance limits still cap it (at most instances × policy), whereas refusing would
- * turn a Redis stall into a mint outage for every partner. Budgets, which are money, fail closed
- * (docs/api.md, When Redis is down).
+ * Mint rate limits: fixed windows counted in Redis, shared by every hub instance. One mint spends
+ * a point in each of its windows (the browser flow: per client network, then per key;
+ * lib/hub/client_ip_limit.ts) with **one** script call, which stops at the first window that
+ * refuses, so a client over its own limit spends nothing of the key's. A refused attempt still
+ * counts in the window that refused it (as in a fixed-window limiter: hammering does not reopen
+ * it early).
+ *
+ * Keys: `<REDIS_PREFIX>rl:mint:<points>:<seconds>:{<keyId>}` per key and
+ * `<REDIS_PREFIX>ip:rl:mint:<points>:<seconds>:{<keyId>}:<network>` per client network. The
+ * policy is part of the key, so changing a key's policy starts a fresh window; the `{keyId}` tag
+ * keeps both windows of a mint in one Redis Cluster slot.
+ *
+ * While Redis is unreachable or stalled (a call fails at once, or past `REDIS_TIMEOUT_MS`:
+ * lib/redis/deadline.ts) each process counts in memory with the same policies, from zero. Why not
+ * fail closed: a rate limit caps abuse, it is not money; per-instance limits still cap it (at most
+ * instances × policy), whereas refusing would turn a Redis stall into a mint outage for every
+ * partner. Budgets, which are money, fail closed (docs/api.md, When Redis is down).
  */
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { RedisClient } from "../redis/client.ts";
 import { RedisScript } from "../redis/script.ts";
 
@@ -35,83 +43,131 @@ export interface RateLimitResult {
   resetSeconds: number;
 }
 
-/** Counts mints per keyId against each key's policy. */
-export class MintRateLimiter {
-  readonly #redis: RedisClient | undefined;
-  readonly #prefix: string;
-  // One limiter per distinct policy; bounded by how many distinct policies keys use.
-  readonly #limiters = new Map<string, RateLimiterAbstract>();
+/** One window a mint spends a point in: the key's, or (with `network`) one client network's. */
+export interface MintWindow {
+  policy: RateLimitPolicy;
+  /** The client network (lib/http/client_ip.ts `clientNetwork`) for a per-client window. */
+  network?: string;
+}
 
-  /** Uses Redis when a client is given, else in-process counters. */
-  constructor(options: { redis?: RedisClient; prefix: string }) {
-    this.#redis = options.redis;
+/** In-memory windows held before expired ones are swept (and, if all are live, dropped). */
+const MEMORY_WINDOWS = 10_000;
+
+// KEYS: the windows' counters, in order. ARGV: points and window length (ms) of each, in order.
+// Returns count and milliseconds left of each window reached; stops after the first over its limit.
+const CONSUME = `
+local out = {}
+for i = 1, #KEYS do
+  local points = tonumber(ARGV[2 * i - 1])
+  local ms = tonumber(ARGV[2 * i])
+  local n = redis.call('INCR', KEYS[i])
+  local left = ms
+  if n == 1 then
+    redis.call('PEXPIRE', KEYS[i], ms)
+  else
+    left = redis.call('PTTL', KEYS[i])
+    if left < 0 then
+      redis.call('PEXPIRE', KEYS[i], ms)
+      left = ms
+    end
+  end
+  out[#out + 1] = n
+  out[#out + 1] = left
+  if n > points then break end
+end
+return out
+`;
+
+/** Counts mints against their windows, in Redis when a client is given, else in process. */
+export class MintRateLimiter {
+  readonly #script: RedisScript | undefined;
+  readonly #prefix: string;
+  readonly #clock: () => number;
+  readonly #memory = new Map<string, { count: number; resetAt: number }>();
+
+  /** Uses Redis when a client is given (shared by every hub instance), else in-process counters. */
+  constructor(options: { redis?: RedisClient; prefix: string; clock?: () => number }) {
+    this.#script = options.redis && new RedisScript(options.redis, CONSUME);
     this.#prefix = options.prefix;
+    this.#clock = options.clock ?? Date.now;
   }
 
-  /** Spends one point for `keyId` under `policy`. */
+  /** Spends one point for `keyId` under `policy` (the key's window alone). */
   async consume(
     keyId: string,
     policy: RateLimitPolicy = DEFAULT_RATE_LIMIT,
   ): Promise<RateLimitResult> {
-    const limiter = this.#limiterFor(policy);
+    return (await this.consumeAll(keyId, [{ policy }]))[0];
+  }
+
+  /**
+   * Spends one point of `keyId`'s mint in each window, in order, with one Redis call; the result
+   * of each window reached, ending at the first that refused (later windows spend nothing).
+   *
+   * @example
+   * ```ts
+   * const [ip, key] = await limiter.consumeAll("k1", [
+   *   { policy: { points: 60, durationSeconds: 60 }, network: "203.0.113.9" },
+   *   { policy: { points: 600, durationSeconds: 60 } },
+   * ]);
+   * ```
+   */
+  async consumeAll(keyId: string, windows: MintWindow[]): Promise<RateLimitResult[]> {
+    const keys = windows.map((w) => this.#key(keyId, w));
+    let counts: number[];
     try {
-      const res = await limiter.consume(keyId, 1);
-      return toResult(true, policy, res);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) return toResult(false, policy, err);
-      throw err;
+      counts = this.#script
+        ? (await this.#script.run(keys, windows.flatMap(windowArgs))) as number[]
+        : this.#consumeInMemory(keys, windows);
+    } catch {
+      counts = this.#consumeInMemory(keys, windows);
     }
+    const results: RateLimitResult[] = [];
+    for (let i = 0; i * 2 < counts.length; i++) {
+      const { policy } = windows[i];
+      const count = Number(counts[i * 2]);
+      results.push({
+        allowed: count <= policy.points,
+        policy,
+        remaining: Math.max(0, policy.points - count),
+        resetSeconds: Math.max(1, Math.ceil(Number(counts[i * 2 + 1]) / 1000)),
+      });
+    }
+    return results;
   }
 
-  #limiterFor(policy: RateLimitPolicy): RateLimiterAbstract {
-    const id = `${policy.points}:${policy.durationSeconds}`;
-    let limiter = this.#limiters.get(id);
-    if (limiter) return limiter;
-    const base = {
-      points: policy.points,
-      duration: policy.durationSeconds,
-      // The policy is part of the key so changing a key's policy starts a fresh window.
-      keyPrefix: `${this.#prefix}rl:mint:${id}`,
-    };
-    limiter = this.#redis
-      ? new RateLimiterRedis({
-        ...base,
-        storeClient: new ScriptedStoreClient(this.#redis),
-        insuranceLimiter: new RateLimiterMemory(base),
-      })
-      : new RateLimiterMemory(base);
-    if (this.#limiters.size > 1000) this.#limiters.clear();
-    this.#limiters.set(id, limiter);
-    return limiter;
+  #key(keyId: string, w: MintWindow): string {
+    const id = `${w.policy.points}:${w.policy.durationSeconds}:{${keyId}}`;
+    return w.network === undefined
+      ? `${this.#prefix}rl:mint:${id}`
+      : `${this.#prefix}ip:rl:mint:${id}:${w.network}`;
+  }
+
+  /** The script's semantics on this process's counters (no Redis, or Redis unreachable). */
+  #consumeInMemory(keys: string[], windows: MintWindow[]): number[] {
+    const now = this.#clock();
+    if (this.#memory.size > MEMORY_WINDOWS) {
+      for (const [k, w] of this.#memory) if (w.resetAt <= now) this.#memory.delete(k);
+      if (this.#memory.size > MEMORY_WINDOWS) this.#memory.clear();
+    }
+    const out: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const ms = windows[i].policy.durationSeconds * 1000;
+      let w = this.#memory.get(keys[i]);
+      if (!w || w.resetAt <= now) {
+        w = { count: 0, resetAt: now + ms };
+        this.#memory.set(keys[i], w);
+      }
+      w.count++;
+      out.push(w.count, w.resetAt - now);
+      if (w.count > windows[i].policy.points) break;
+    }
+    return out;
   }
 }
 
-/**
- * The store client handed to `RateLimiterRedis`: the library registers its increment script with
- * `defineCommand` (the ioredis convention) and then calls it by name; we run it with EVALSHA so
- * each mint sends a SHA instead of the whole script text (node-redis would send EVAL + source).
- */
-class ScriptedStoreClient {
-  #script: RedisScript | undefined;
-  constructor(private readonly redis: RedisClient) {}
-
-  defineCommand(_name: string, definition: { lua: string }): void {
-    this.#script = new RedisScript(this.redis, definition.lua);
-  }
-
-  rlflxIncr(args: string[]): Promise<unknown> {
-    if (!this.#script) throw new Error("rate limiter script not defined");
-    return this.#script.run([args[0]], args.slice(1));
-  }
-}
-
-function toResult(allowed: boolean, policy: RateLimitPolicy, res: RateLimiterRes): RateLimitResult {
-  return {
-    allowed,
-    policy,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  };
+function windowArgs(w: MintWindow): string[] {
+  return [String(w.policy.points), String(w.policy.durationSeconds * 1000)];
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ClientIpMintLimiter, DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
+import { clientIpWindow, DEFAULT_CLIENT_IP_RATE_LIMIT } from "@/lib/hub/client_ip_limit.ts";
+import { MintRateLimiter } from "@/lib/hub/rate_limit.ts";
 import { getSdkKey } from "@/lib/store/sdk_keys.ts";
 import { REDIS_TARGETS } from "../_helpers/redis_cluster.ts";
 import { createKeyFixture, mint, startTestServer, type TestServer } from "../_helpers/server.ts";
@@ -174,10 +175,10 @@ Deno.test("client ip limit - new keys and records older than the setting use the
 for (const target of REDIS_TARGETS) {
   Deno.test(`client ip limit - limiter counts per key and network in Redis (${target.name})`, async () => {
     await target.run(async (redis, prefix, admin) => {
-      const limiter = new ClientIpMintLimiter({ redis, prefix });
+      const limiter = new MintRateLimiter({ redis, prefix });
       const policy = { points: 2, durationSeconds: 60 };
       const spend = async (key: string, ip: string) =>
-        (await limiter.consume(key, ip, policy)).allowed;
+        (await limiter.consumeAll(key, [clientIpWindow(ip, policy)]))[0].allowed;
       assert.deepEqual(
         [
           await spend("ka", "203.0.113.9"),
@@ -194,3 +195,48 @@ for (const target of REDIS_TARGETS) {
     });
   });
 }
+
+for (const target of REDIS_TARGETS) {
+  Deno.test(`client ip limit - one call spends the client's window, then the key's, and stops at a refusal (${target.name})`, async () => {
+    await target.run(async (redis, prefix, admin) => {
+      const limiter = new MintRateLimiter({ redis, prefix });
+      const key = { policy: { points: 3, durationSeconds: 60 } };
+      const client = (ip: string) => clientIpWindow(ip, { points: 2, durationSeconds: 60 });
+      const spend = (ip: string) => limiter.consumeAll("kc", [client(ip), key]);
+      const [ip1, key1] = await spend("198.51.100.1");
+      assert.deepEqual([ip1.allowed, ip1.remaining, key1.allowed, key1.remaining], [
+        true,
+        1,
+        true,
+        2,
+      ]);
+      await spend("198.51.100.1");
+      // The client's third is refused by its own window: the key's is not reached.
+      const refused = await spend("198.51.100.1");
+      assert.equal(refused.length, 1);
+      assert.equal(refused[0].allowed, false);
+      assert.ok(refused[0].resetSeconds >= 59 && refused[0].resetSeconds <= 60);
+      // Another client spends the key's third point, and a fourth client finds the key spent.
+      assert.deepEqual((await spend("198.51.100.2")).map((r) => r.allowed), [true, true]);
+      const keySpent = await spend("198.51.100.3");
+      assert.deepEqual(keySpent.map((r) => [r.allowed, r.remaining]), [[true, 1], [false, 0]]);
+      const keys = await admin.keys(`${prefix}*`);
+      assert.equal(keys.length, 4, keys.join(" ")); // three client windows and the key's
+    });
+  });
+}
+
+Deno.test("client ip limit - without Redis the same windows count in process", async () => {
+  let now = 1_000_000;
+  const limiter = new MintRateLimiter({ prefix: "p:", clock: () => now });
+  const spend = () =>
+    limiter.consumeAll("km", [
+      clientIpWindow("192.0.2.7", { points: 1, durationSeconds: 10 }),
+      { policy: { points: 5, durationSeconds: 60 } },
+    ]);
+  assert.deepEqual((await spend()).map((r) => r.allowed), [true, true]);
+  const refused = await spend();
+  assert.deepEqual(refused.map((r) => [r.allowed, r.resetSeconds]), [[false, 10]]);
+  now += 10_000; // the client's window ends; the key's has spent one point of five
+  assert.deepEqual((await spend()).map((r) => [r.allowed, r.remaining]), [[true, 0], [true, 3]]);
+});
