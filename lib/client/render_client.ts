@@ -373,8 +373,8 @@ export class RenderClient {
         if (this.#abortSuperseded) running.abort.abort();
       }
       this.#pending = job;
-      // The "rendering" state is set once the request is on its way (#execute): every view that
-      // reads the state re-renders on it, and that work must not delay the request.
+      const { result, budgetRemaining } = this.#state.value;
+      this.#state.value = { status: "rendering", result, budgetRemaining };
       this.#queuePump();
     });
   }
@@ -503,9 +503,7 @@ export class RenderClient {
         .slice(0, this.#maxHave);
       let res: Response;
       try {
-        const answer = this.#post(job, token, have);
-        this.#markRendering();
-        res = await answer;
+        res = await this.#post(job, token, have);
       } catch (err) {
         if (retriedLost || !isLost(err)) throw err;
         retriedLost = true;
@@ -611,14 +609,6 @@ export class RenderClient {
       return await get();
     } catch (err) {
       throw asRenderError(err);
-    }
-  }
-
-  /** The request is sent: views may show that a render is under way. */
-  #markRendering(): void {
-    const { status, result, budgetRemaining } = this.#state.value;
-    if (status !== "rendering") {
-      this.#state.value = { status: "rendering", result, budgetRemaining };
     }
   }
 
