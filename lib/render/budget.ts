@@ -55,7 +55,7 @@ export const BUDGET_GRACE_S = 2 * CLOCK_LEEWAY_S;
 // Returns {SPENT, remaining after this spend}, {REPLAYED, remaining the first spend returned},
 // {EXHAUSTED, 0}, {LOST, 0} when the counter is missing (state lost: the token must be re-minted)
 // or {MISMATCH, 0} when the key was used for another request. The record is `<remaining> <fp>`
-// and expires with the counter (PTTL), so it never outlives the token it belongs to.
+// and expires with the counter (its PTTL less 1 ms), so it never outlives the token it belongs to.
 const SPEND_SCRIPT = `
 local used = redis.call('GET', KEYS[1])
 if not used then return {-2, 0} end
@@ -74,8 +74,10 @@ redis.call('INCR', KEYS[1])
 local left = budget - used - 1
 if KEYS[2] then
   local ttl = redis.call('PTTL', KEYS[1])
-  if ttl > 0 then
-    redis.call('SET', KEYS[2], left .. ' ' .. ARGV[2], 'PX', ttl)
+  if ttl > 1 then
+    -- 1 ms less: PX counts from the command's own clock reading, which may be a millisecond
+    -- after the one PTTL used, and the record must not outlive the counter.
+    redis.call('SET', KEYS[2], left .. ' ' .. ARGV[2], 'PX', ttl - 1)
   end
 end
 return {0, left}
