@@ -19,6 +19,7 @@
  * alike), so it only fires, destroying the socket and reconnecting, once the writes stop.
  */
 import {
+  AbortError,
   ClientClosedError,
   ClientOfflineError,
   ConnectionTimeoutError,
@@ -104,9 +105,16 @@ export function enforceDeadlines(
     stalled = false;
     events.answered?.();
   };
+  // Every command is sent with this signal: at the first miss it drops what node-redis still holds
+  // unwritten (its caller is told it failed, so it must never reach Redis later), and a fresh one
+  // serves the commands after. One shared signal instead of node-redis's `timeout` option, which
+  // arms an AbortSignal.timeout per command.
+  let unwritten = new AbortController();
   const missed = () => {
     if (stalled) return;
     stalled = true;
+    unwritten.abort();
+    unwritten = new AbortController();
     events.stalled?.(timeoutMs);
   };
   // A new connection is ready only once its handshake (CLIENT SETINFO) was answered.
@@ -191,9 +199,15 @@ export function enforceDeadlines(
 
   for (const name of ENTRY_POINTS) {
     const original = self[name];
-    self[name] = function (this: unknown, ...args: unknown[]) {
-      return guard(() => original.apply(this, args), name !== "sendCommand");
-    };
+    self[name] = name === "sendCommand"
+      ? function (this: unknown, command: unknown, ...rest: unknown[]) {
+        const options = rest[0] as { abortSignal?: AbortSignal } | undefined;
+        const withSignal = { ...options, abortSignal: options?.abortSignal ?? unwritten.signal };
+        return guard(() => original.call(this, command, withSignal), false);
+      }
+      : function (this: unknown, ...args: unknown[]) {
+        return guard(() => original.apply(this, args), true);
+      };
   }
 }
 
@@ -206,6 +220,7 @@ export function unavailable(err: unknown): unknown {
 
 // node-redis's errors for "no connection / no answer" (lib/errors.js; they set no `name`).
 const CONNECTION_ERRORS = [
+  AbortError, // dropped unwritten at a miss (above)
   ClientClosedError,
   ClientOfflineError,
   ConnectionTimeoutError,
