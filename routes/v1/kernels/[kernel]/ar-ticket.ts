@@ -5,11 +5,11 @@
  */
 import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBodyBytes } from "@/lib/http/json_body.ts";
-import type { RenderOutcome, RenderTrace } from "@/lib/render/render.ts";
 import { exportRequest } from "@/lib/render/export_request.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/render/idempotency_key.ts";
 import { MAX_RENDER_BODY_BYTES } from "@/lib/render/render_request.ts";
 import { corsEndpoint } from "@/lib/app/cors_endpoint.ts";
+import { RENDER_ENDPOINT_HOOKS, type RenderEndpointTrace } from "@/lib/app/render_endpoint.ts";
 import { type Handlers, renderDeps, type RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["kernel"] };
@@ -22,19 +22,10 @@ const CORS: CorsPolicy = {
   maxAgeSeconds: 600,
 };
 
-type Trace = RenderTrace & { cache?: RenderOutcome["cache"] };
-
-export const handler: Handlers = corsEndpoint<Trace>({
+export const handler: Handlers = corsEndpoint<RenderEndpointTrace>({
   name: "ar-ticket",
   policy: CORS,
-  allowPreflight: () => true,
-  problemReadable: (_ctx, origin, trace) => origin === trace.tokenOrigin,
-  outcome(ctx, trace, outcome) {
-    const deps = ctx.get("deps");
-    const cache = trace.cache ?? "none";
-    deps.metrics.renders.inc({ outcome, cache });
-    if (trace.claims) deps.usage?.recordRender(trace.claims.client_id, outcome, cache);
-  },
+  ...RENDER_ENDPOINT_HOOKS,
   handlers: {
     async POST(ctx, { origin, trace }) {
       const kernel = ctx.req.param("kernel") ?? "";

@@ -4,10 +4,10 @@
  */
 import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBodyBytes } from "@/lib/http/json_body.ts";
-import type { RenderOutcome, RenderTrace } from "@/lib/render/render.ts";
 import { exportRequest, parseExportFormat } from "@/lib/render/export_request.ts";
 import { MAX_RENDER_BODY_BYTES } from "@/lib/render/render_request.ts";
 import { corsEndpoint } from "@/lib/app/cors_endpoint.ts";
+import { RENDER_ENDPOINT_HOOKS, type RenderEndpointTrace } from "@/lib/app/render_endpoint.ts";
 import { type Handlers, renderDeps, type RouteConfig } from "@/lib/app/context.ts";
 
 export const config: RouteConfig = { roles: ["kernel"] };
@@ -20,19 +20,10 @@ const CORS: CorsPolicy = {
   maxAgeSeconds: 600,
 };
 
-type Trace = RenderTrace & { cache?: RenderOutcome["cache"] };
-
-export const handler: Handlers = corsEndpoint<Trace>({
+export const handler: Handlers = corsEndpoint<RenderEndpointTrace>({
   name: "export",
   policy: CORS,
-  allowPreflight: () => true,
-  problemReadable: (_ctx, origin, trace) => origin === trace.tokenOrigin,
-  outcome(ctx, trace, outcome) {
-    const deps = ctx.get("deps");
-    const cache = trace.cache ?? "none";
-    deps.metrics.renders.inc({ outcome, cache });
-    if (trace.claims) deps.usage?.recordRender(trace.claims.client_id, outcome, cache);
-  },
+  ...RENDER_ENDPOINT_HOOKS,
   handlers: {
     async POST(ctx, { origin, trace }) {
       const format = parseExportFormat(ctx.req.query("format") ?? null);

@@ -1,10 +1,11 @@
 /** POST /v1/kernels/<kernel>/render — render a finished DAG for a session-token holder (spec 4.2). */
 import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBodyBytes } from "@/lib/http/json_body.ts";
-import { type RenderOutcome, renderRequest, type RenderTrace } from "@/lib/render/render.ts";
+import { renderRequest } from "@/lib/render/render.ts";
 import { MAX_RENDER_BODY_BYTES } from "@/lib/render/render_request.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/render/idempotency_key.ts";
 import { corsEndpoint } from "@/lib/app/cors_endpoint.ts";
+import { RENDER_ENDPOINT_HOOKS, type RenderEndpointTrace } from "@/lib/app/render_endpoint.ts";
 import { RENDER_BINARY_TYPE } from "@/lib/dag/render_binary.ts";
 import { type Handlers, renderDeps, type RouteConfig } from "@/lib/app/context.ts";
 
@@ -23,21 +24,10 @@ const CORS: CorsPolicy = {
 
 const TYPES = { json: "application/json", binary: RENDER_BINARY_TYPE } as const;
 
-/** What the render learned: the verified token, and where a served scene came from. */
-type Trace = RenderTrace & { cache?: RenderOutcome["cache"] };
-
-export const handler: Handlers = corsEndpoint<Trace>({
+export const handler: Handlers = corsEndpoint<RenderEndpointTrace>({
   name: "render",
   policy: CORS,
-  allowPreflight: () => true,
-  problemReadable: (_ctx, origin, trace) => origin === trace.tokenOrigin,
-  outcome(ctx, trace, outcome) {
-    // ctx.get, not ctx.var: Hono builds a fresh object of every variable on each `ctx.var`.
-    const deps = ctx.get("deps");
-    const cache = trace.cache ?? "none";
-    deps.metrics.renders.inc({ outcome, cache });
-    if (trace.claims) deps.usage?.recordRender(trace.claims.client_id, outcome, cache);
-  },
+  ...RENDER_ENDPOINT_HOOKS,
   handlers: {
     async POST(ctx, { origin, trace }) {
       const body = await readJsonBodyBytes(ctx.req.raw, MAX_RENDER_BODY_BYTES);
