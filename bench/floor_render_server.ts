@@ -5,7 +5,8 @@
  * manifold-3d), encode the mesh in the kernel's wire format, and answer — compressed in the coding
  * the request accepts, as the kernel compresses its answers (lib/http/content_coding.ts, the same
  * `dynamic` effort, on the request thread, once per build and coding); concurrent identical
- * requests share one build (single flight). No token, origin, template or schema checks, no DAG
+ * requests share one build (single flight). With `workers` > 1 (render-capacity) each build goes to
+ * the worker with the fewest builds in hand, as the kernel's pool hands them out. No token, origin, template or schema checks, no DAG
  * walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
  * the real kernel-api, so a target this floor misses is the machine's, not the product's.
  *
@@ -27,24 +28,31 @@ export interface FloorRenderServer extends BareServer {
   builds(): number;
 }
 
-/** Starts the floor on an ephemeral 127.0.0.1 port, with its worker warm. */
+/** Starts the floor on an ephemeral 127.0.0.1 port, with its `workers` (default 1) warm. */
 export async function startFloorRenderServer(
-  options: { redisUrl: string; counterKey: string },
+  options: { redisUrl: string; counterKey: string; workers?: number },
 ): Promise<FloorRenderServer> {
   const redis = createClient({ url: options.redisUrl });
   redis.on("error", (err: Error) => console.error("render floor: redis error", err.message));
   await redis.connect();
-  const worker = new Worker(new URL("./floor_render_worker.ts", import.meta.url), {
-    type: "module",
-  });
   const waiting = new Map<number, (json: string) => void>();
-  await new Promise<void>((ready) => {
-    worker.onmessage = (event: MessageEvent<FloorReply | "ready">) => {
-      if (event.data === "ready") return ready();
-      waiting.get(event.data.id)?.(event.data.json);
-      waiting.delete(event.data.id);
-    };
-  });
+  const workers = await Promise.all(
+    Array.from({ length: options.workers ?? 1 }, async () => {
+      const worker = new Worker(new URL("./floor_render_worker.ts", import.meta.url), {
+        type: "module",
+      });
+      const held = { worker, inHand: 0 };
+      await new Promise<void>((ready) => {
+        worker.onmessage = (event: MessageEvent<FloorReply | "ready">) => {
+          if (event.data === "ready") return ready();
+          held.inHand--;
+          waiting.get(event.data.id)?.(event.data.json);
+          waiting.delete(event.data.id);
+        };
+      });
+      return held;
+    }),
+  );
   let nextId = 1;
   let buildCount = 0;
   const build = (values: GearValues) =>
@@ -52,7 +60,9 @@ export async function startFloorRenderServer(
       buildCount++;
       const job: FloorJob = { id: nextId++, values };
       waiting.set(job.id, resolve);
-      worker.postMessage(job);
+      const least = workers.reduce((a, b) => (b.inHand < a.inHand ? b : a));
+      least.inHand++;
+      least.worker.postMessage(job);
     });
   /** A build's answer, and its bytes in each coding asked for so far (compressed once each). */
   type Answer = { json: string; coded: Map<string, Uint8Array<ArrayBuffer>> };
@@ -91,7 +101,7 @@ export async function startFloorRenderServer(
   };
 
   const server = await serveBare(handler, "/render", async () => {
-    worker.terminate();
+    for (const { worker } of workers) worker.terminate();
     await redis.close();
   });
   return { ...server, builds: () => buildCount };

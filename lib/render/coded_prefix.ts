@@ -25,8 +25,8 @@ import { compressOffThread } from "../http/compression_worker.ts";
  */
 export const PREFIX_BROTLI_QUALITY = 6;
 /**
- * brotli quality a cached prefix is upgraded to in the background once it has been served (on the
- * compression thread, never on a request's path): q10 took 6 % fewer bytes than q6 over the
+ * brotli quality a cached prefix is upgraded to in the background once it is served a second time
+ * (on the compression thread, never on a request's path): q10 took 6 % fewer bytes than q6 over the
  * examples' binary responses (26,413 against 28,063 B) for 2–70 ms of a pool thread; q11 saved
  * nothing more and took longer.
  */

@@ -152,6 +152,11 @@ Deno.test("response bytes - a served brotli prefix is replaced by a denser one o
   const identity = bytesOf(prepared.response(head, [], "binary", null).body);
   const first = bytesOf(prepared.response(head, [], "binary", "br").body);
   assert.deepEqual(decompress(first, "br"), identity);
+  // Served once: no dense coding yet (a configuration asked for once never pays it).
+  assert.equal(prepared.upgradesStarted, 0);
+  const second = bytesOf(prepared.response(head, [], "binary", "br").body);
+  assert.deepEqual(second, first);
+  assert.equal(prepared.upgradesStarted, 1);
   // The upgrade runs on node:zlib's thread pool; wait for it without a timing assumption.
   let later = first;
   for (let i = 0; i < 200 && later.byteLength >= first.byteLength; i++) {
@@ -166,6 +171,9 @@ Deno.test("response bytes - a served brotli prefix is replaced by a denser one o
     decompress(bytesOf(prepared.response(other, [], "binary", "br").body), "br"),
     bytesOf(prepared.response(other, [], "binary", null).body),
   );
+  // Only brotli is upgraded; gzip prefixes stay as they were made, however often served.
+  for (let i = 0; i < 3; i++) prepared.response(head, [], "json", "gzip");
+  assert.equal(prepared.upgradesStarted, 1);
 });
 
 Deno.test("response bytes - an upgraded brotli prefix finishes with any tail", async () => {
