@@ -93,13 +93,16 @@ async function navigate(
         resources,
       };
     }, FIRST_MODEL_MARKS);
-    // Let the page finish its GPU work (the environment map, built after the first model) before
-    // the context closes: the GPU process is shared, and the next navigation would wait for it.
+    // Let the page finish its GPU work (the environment map, built after the first model where
+    // the view builds one) before the context closes: the GPU process is shared, and the next
+    // navigation would wait for it.
     await page.waitForFunction(
-      () =>
-        (document.querySelector("cad-configurator") as unknown as {
-          view: { prepared: boolean } | null;
-        }).view?.prepared,
+      () => {
+        const view = (document.querySelector("cad-configurator") as unknown as {
+          view: { prepared: boolean; lighting: string } | null;
+        }).view;
+        return view?.prepared || view?.lighting === "stand-in";
+      },
       null,
       { timeout: 120_000, polling: 100 },
     );

@@ -18,6 +18,11 @@
  *   meanwhile), so the first model is drawn under a stand-in hemisphere light of about the same
  *   brightness (`SCENE_STAND_IN`) and the map is built once that frame has been presented
  *   (`prepare()`), then drawn with. `FIRST_MODEL_MARKS` time it on the page.
+ * - On a software rasterizer (SwiftShader — Chrome's fallback without a usable GPU —, llvmpipe;
+ *   `software_gl.ts`) the view keeps the stand-in light and builds no map (`environment: "auto"`,
+ *   the default): prefiltering the map holds the main thread there for 3.7–4.4 s after the first
+ *   model, during which a shopper cannot move a slider; the stand-in gives the same brightness
+ *   without the environment's soft sheen. `environment: "map"` builds it anyway, `"stand-in"` never.
  * - Light is image-based: three's `RoomEnvironment` prefiltered by `PMREMGenerator` (soft, even
  *   reflections from every side, so no face of a part goes black), one key light for shape, tone
  *   mapping and sRGB output. The tone mapping is `neutral` (Khronos PBR Neutral) by default: it
@@ -67,6 +72,7 @@ import {
 } from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
+import { isSoftwareRenderer, rendererName } from "./software_gl.ts";
 import type { RenderResult } from "./render_result.ts";
 import { type BoundingSphere, fitDistance, shouldRefit, sphereOfBox } from "./camera_fit.ts";
 import { viewKeyAction } from "./view_keys.ts";
@@ -128,7 +134,16 @@ export interface SceneViewOptions {
   onContextChange?: (lost: boolean) => void;
   /** Listen for the view keys on `container` (default true; the page makes it focusable). */
   keyboard?: boolean;
+  /**
+   * Image-based light: `auto` (default) builds the environment map after the first model unless
+   * the context draws with a software rasterizer, where the stand-in light stays; `map` always
+   * builds it; `stand-in` never does.
+   */
+  environment?: "auto" | "map" | "stand-in";
 }
+
+/** The light a view draws with for good: the environment map, or the stand-in hemisphere. */
+export type SceneLighting = "map" | "stand-in";
 
 /**
  * A three.js view of rendered scenes inside `container`.
@@ -164,6 +179,8 @@ export class SceneView {
   #environment: Texture | undefined;
   /** Lights the scene until the environment map is built (`prepare()`), then leaves it. */
   #standIn: HemisphereLight | undefined;
+  /** What the view lights with once its first model is drawn (`environment` option). */
+  readonly #lighting: SceneLighting;
   #contextLost = false;
   #framesDrawn = 0;
   /** This view's number on the page (`FIRST_MODEL_MARKS` detail). */
@@ -185,6 +202,10 @@ export class SceneView {
     this.#renderer.toneMapping = TONE_MAPPINGS[options.toneMapping ?? "neutral"];
     this.#renderer.toneMappingExposure = 1;
     this.#onContextChange = options.onContextChange;
+    const environment = options.environment ?? "auto";
+    this.#lighting = environment === "auto"
+      ? (isSoftwareRenderer(rendererName(this.#renderer.getContext())) ? "stand-in" : "map")
+      : environment;
     this.canvas = this.#renderer.domElement;
     this.canvas.setAttribute("data-viewer-canvas", "");
     this.canvas.addEventListener("webglcontextlost", this.#lost);
@@ -312,9 +333,10 @@ export class SceneView {
    */
   /**
    * Builds the environment map now, if not built yet, replaces the stand-in light with it and
-   * draws again. The view calls it itself once its first model has been presented: the map costs
-   * the GPU more than anything else before the first model (seconds with a software GL, which
-   * holds the page meanwhile), so the model is drawn first under the stand-in.
+   * draws again. The view calls it itself once its first model has been presented when its
+   * lighting is `map`: the map costs the GPU more than anything else before the first model
+   * (seconds with a software GL, which holds the page meanwhile), so the model is drawn first
+   * under the stand-in. Called by the page, it builds the map whatever the lighting.
    */
   prepare(): void {
     if (this.#disposed || this.#environment || this.#contextLost) return;
@@ -330,6 +352,14 @@ export class SceneView {
   /** Whether the environment map is built (`prepare()`). */
   get prepared(): boolean {
     return this.#environment !== undefined;
+  }
+
+  /**
+   * What the view lights with after its first model: `map` (it builds the environment map by
+   * itself) or `stand-in` (it keeps the hemisphere light: a software rasterizer, or asked for).
+   */
+  get lighting(): SceneLighting {
+    return this.#lighting;
   }
 
   show(result: RenderResult, options: { fit?: boolean } = {}): void {
@@ -436,7 +466,7 @@ export class SceneView {
       requestAnimationFrame(() => {
         mark(FIRST_MODEL_MARKS.model, view);
         // After this frame's tasks (input, the page's own work), not inside the frame.
-        setTimeout(() => this.prepare(), 0);
+        if (this.#lighting === "map") setTimeout(() => this.prepare(), 0);
       });
     }
   }
@@ -497,7 +527,9 @@ export class SceneView {
     // from the CPU copies on the next draw, but a render target's pixels lived only on the GPU.
     this.#contextLost = false;
     if (this.#environment) this.#buildEnvironment();
-    else if (this.#firstModel === "drawn") this.prepare(); // lost before its map was built
+    else if (this.#firstModel === "drawn" && this.#lighting === "map") {
+      this.prepare(); // lost before its map was built
+    }
     this.#fitSize();
     this.renderNow();
     this.#onContextChange?.(false);
