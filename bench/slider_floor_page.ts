@@ -7,7 +7,9 @@
  *
  * The scene is drawn as the product draws it (same canvas size, renderer settings, lighting and
  * material), so the floor's frames cost what the product's cost: the ratio measures what the
- * product adds, not a cheaper picture. Meshes are held by hash as decoded arrays (like the
+ * product adds, not a cheaper picture. That includes the light: the environment map, or on a
+ * software rasterizer the stand-in hemisphere light the product keeps there (`SceneView`'s
+ * `environment: "auto"`, lib/client/software_gl.ts). Meshes are held by hash as decoded arrays (like the
  * client's geometry cache) and a `BufferGeometry` lives while its mesh is on screen.
  *
  * `globalThis.floorChange(url, body)` runs one change and resolves with its milliseconds.
@@ -18,6 +20,7 @@ import {
   Color,
   DirectionalLight,
   Group,
+  HemisphereLight,
   InstancedMesh,
   Matrix4,
   Mesh,
@@ -35,6 +38,8 @@ import type { DecodedMesh } from "../lib/client/mesh_decode.ts";
 import { type DecodedRenderBody, decodeRenderBody } from "../lib/client/render_body.ts";
 import { instanceMatrices } from "../lib/dag/wire_instances.ts";
 import { fitDistance, sphereOfBox } from "../lib/client/camera_fit.ts";
+import { isSoftwareRenderer, rendererName } from "../lib/client/software_gl.ts";
+import { SCENE_STAND_IN } from "../lib/client/scene_view.ts";
 
 const params = new URL(location.href).searchParams;
 const width = Number(params.get("w") ?? 700);
@@ -48,10 +53,20 @@ renderer.setSize(width, height);
 document.body.appendChild(renderer.domElement);
 const scene = new Scene();
 scene.background = new Color("#eef1f5");
-const pmrem = new PMREMGenerator(renderer);
-const room = new RoomEnvironment();
-scene.environment = pmrem.fromScene(room, 0.04).texture;
-scene.environmentIntensity = 0.55;
+if (isSoftwareRenderer(rendererName(renderer.getContext()))) {
+  const standIn = new HemisphereLight(
+    SCENE_STAND_IN.sky,
+    SCENE_STAND_IN.ground,
+    SCENE_STAND_IN.intensity,
+  );
+  standIn.position.set(0, 0, 1);
+  scene.add(standIn);
+} else {
+  const pmrem = new PMREMGenerator(renderer);
+  const room = new RoomEnvironment();
+  scene.environment = pmrem.fromScene(room, 0.04).texture;
+  scene.environmentIntensity = 0.55;
+}
 const key = new DirectionalLight(0xffffff, 0.7);
 key.position.set(1, -1.5, 2);
 scene.add(key);

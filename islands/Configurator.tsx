@@ -230,6 +230,32 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     }
   };
 
+  // The form re-renders when its own inputs change (schema, values, the design's limits), not on
+  // every render status: the status change an answer makes ("ready") is diffed between the
+  // answer and the frame that draws it, so the form's fields must not be diffed again there.
+  const applyRef = useRef(apply);
+  applyRef.current = apply;
+  const onFieldChange = useMemo(
+    () => (name: string, v: unknown) => applyRef.current({ ...valuesRef.current, [name]: v }, true),
+    [],
+  );
+  const schema = project?.schema;
+  const effective = result?.effective;
+  const form = useMemo(
+    () =>
+      schema
+        ? (
+          <ParameterForm
+            schema={schema}
+            values={values}
+            effective={effective}
+            onChange={onFieldChange}
+          />
+        )
+        : <div class="cad-panel__placeholder">Loading parameters…</div>,
+    [schema, values, effective],
+  );
+
   const controller: ConfiguratorController = {
     setParameters(v) {
       apply({ ...valuesRef.current, ...v }, true);
@@ -449,16 +475,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
               onDismiss={() => setShareNotes([])}
             />
           )}
-          {project?.schema
-            ? (
-              <ParameterForm
-                schema={project.schema}
-                values={values}
-                effective={result?.effective}
-                onChange={(name, v) => apply({ ...valuesRef.current, [name]: v }, true)}
-              />
-            )
-            : <div class="cad-panel__placeholder">Loading parameters…</div>}
+          {form}
         </div>
       </div>
       <footer class="cad-foot">
