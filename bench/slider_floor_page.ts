@@ -53,7 +53,8 @@ renderer.setSize(width, height);
 document.body.appendChild(renderer.domElement);
 const scene = new Scene();
 scene.background = new Color("#eef1f5");
-if (isSoftwareRenderer(rendererName(renderer.getContext()))) {
+const standIn = isSoftwareRenderer(rendererName(renderer.getContext()));
+if (standIn) {
   const standIn = new HemisphereLight(
     SCENE_STAND_IN.sky,
     SCENE_STAND_IN.ground,
@@ -84,6 +85,7 @@ function material(color: string): MeshStandardMaterial {
   let m = materials.get(color);
   if (!m) {
     m = new MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.05, flatShading: true });
+    if (standIn) m.emissive.setScalar(SCENE_STAND_IN.sheen);
     materials.set(color, m);
   }
   return m;

@@ -13,7 +13,10 @@
  * - **Background** white (`#ffffff`) by default; any CSS colour, or `"transparent"` for a PNG with
  *   an alpha channel.
  * - **Look.** The view's own lighting, materials and tone mapping (`SCENE_LOOK`, Khronos PBR
- *   Neutral, sRGB), so the most-lit face shows the part's colour as on screen.
+ *   Neutral, sRGB), so the most-lit face shows the part's colour as on screen. On a software
+ *   rasterizer the view's own light is its stand-in hemisphere (`SCENE_STAND_IN`,
+ *   `software_gl.ts`): so is the snapshot's, instead of an environment map that would hold the page
+ *   for seconds when the shopper adds to the cart.
  * - **Size** 512 × 512 by default, each side 16–2048 pixels, device pixel ratio 1.
  * - **Which scene.** `settledResult` waits for the renders under way and gives the last good
  *   result, so a snapshot taken right after a change shows the change (what the shopper sees).
@@ -26,6 +29,7 @@ import {
   Color,
   DirectionalLight,
   Group,
+  HemisphereLight,
   InstancedMesh,
   Matrix4,
   Mesh,
@@ -43,7 +47,8 @@ import type { BoundingBox } from "../dag/scene.ts";
 import type { ReadonlySignal } from "@preact/signals-core";
 import type { RenderState } from "./render_client.ts";
 import type { RenderResult } from "./render_result.ts";
-import { SCENE_LOOK } from "./scene_view.ts";
+import { SCENE_LOOK, SCENE_STAND_IN } from "./scene_view.ts";
+import { isSoftwareRenderer, rendererName } from "./software_gl.ts";
 
 /** What a snapshot looks like; every member optional. */
 export interface SnapshotOptions {
@@ -203,20 +208,31 @@ export async function renderSnapshot(
     if (transparent) renderer.setClearColor(0x000000, 0);
     const scene = new Scene();
     scene.background = color;
-    const pmrem = new PMREMGenerator(renderer);
-    const room = new RoomEnvironment();
-    const environment = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
-    room.dispose();
-    pmrem.dispose();
+    const standIn = isSoftwareRenderer(rendererName(renderer.getContext()));
+    if (standIn) {
+      const standIn = new HemisphereLight(
+        SCENE_STAND_IN.sky,
+        SCENE_STAND_IN.ground,
+        SCENE_STAND_IN.intensity,
+      );
+      standIn.position.set(0, 0, 1);
+      scene.add(standIn);
+    } else {
+      const pmrem = new PMREMGenerator(renderer);
+      const room = new RoomEnvironment();
+      const environment = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
+      room.dispose();
+      pmrem.dispose();
+      owned.push(environment);
+      scene.environment = environment;
+      scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
+    }
     // PMREM leaves its own viewport behind: size the drawing after it.
     renderer.setSize(width, height, false);
-    owned.push(environment);
-    scene.environment = environment;
-    scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
     const key = new DirectionalLight(0xffffff, SCENE_LOOK.keyLight.intensity);
     key.position.set(...SCENE_LOOK.keyLight.direction);
     scene.add(key);
-    scene.add(buildParts(result, owned));
+    scene.add(buildParts(result, owned, standIn));
     const frame = isometricFrame(result.bbox, width / height);
     const camera = new OrthographicCamera(
       -frame.halfWidth,
@@ -294,7 +310,11 @@ export function blobToDataUrl(blob: Blob): Promise<string> {
 }
 
 /** The parts as three.js meshes; their geometries and materials go into `owned`. */
-function buildParts(result: RenderResult, owned: Array<{ dispose(): void }>): Group {
+function buildParts(
+  result: RenderResult,
+  owned: Array<{ dispose(): void }>,
+  standIn: boolean,
+): Group {
   const group = new Group();
   const geometries = new Map<string, BufferGeometry>();
   const materials = new Map<string, MeshStandardMaterial>();
@@ -311,6 +331,7 @@ function buildParts(result: RenderResult, owned: Array<{ dispose(): void }>): Gr
     let material = materials.get(part.color);
     if (!material) {
       material = new MeshStandardMaterial({ color: new Color(part.color), ...SCENE_LOOK.material });
+      if (standIn) material.emissive.setScalar(SCENE_STAND_IN.sheen);
       materials.set(part.color, material);
       owned.push(material);
     }
