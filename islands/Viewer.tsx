@@ -9,7 +9,9 @@
  * keys (`view_keys.ts`, listed in a hint shown on focus) and by buttons (rotate, zoom, Fit: a
  * single-pointer alternative to dragging). One polite live region says "Updating model…" and,
  * once renders settle, "Model updated: 52 × 52 × 14 mm, 1 part" (`render_announcer.ts`);
- * `aria-busy` is set while rendering; errors are role=alert.
+ * `aria-busy` is set while rendering; errors are role=alert. "Updating…" shows over the last scene
+ * only once a render has run for `UPDATING_DELAY_MS` (`updating_indicator.ts`: no flicker on fast
+ * answers).
  */
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { RenderError, RenderResult } from "../lib/client/mod.ts";
@@ -18,6 +20,7 @@ import { errorTitle } from "../lib/client/error_titles.ts";
 import { describeModel } from "../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../lib/client/render_announcer.ts";
 import { ORBIT_STEP, VIEW_KEYS_HINT } from "../lib/client/view_keys.ts";
+import { UpdatingIndicator } from "../lib/client/updating_indicator.ts";
 
 /** Props of the viewer. */
 export interface ViewerProps {
@@ -43,6 +46,8 @@ export default function Viewer(
   const [contextLost, setContextLost] = useState(false);
   const [announcement, setAnnouncement] = useState("");
   const announcer = useRef<RenderAnnouncer | null>(null);
+  const [updating, setUpdating] = useState(false);
+  const indicator = useRef<UpdatingIndicator | null>(null);
   const ids = useId();
   useEffect(() => {
     const stage = getComputedStyle(host.current!).getPropertyValue("--_cad-stage").trim();
@@ -54,7 +59,9 @@ export default function Viewer(
     onView?.(v);
     if (shown.current) v.show(shown.current);
     announcer.current = new RenderAnnouncer(setAnnouncement);
+    indicator.current = new UpdatingIndicator(setUpdating);
     return () => {
+      indicator.current?.dispose();
       v.dispose();
       announcer.current?.dispose();
       view.current = null;
@@ -69,6 +76,7 @@ export default function Viewer(
   }, [result]);
   useEffect(() => {
     announcer.current?.update({ loading: !!loading, result, error: !!error });
+    indicator.current?.update(!!loading && !!result);
   }, [loading, result, error]);
   const empty = !result;
   const name = title ?? "Model";
@@ -101,7 +109,7 @@ export default function Viewer(
           <span>Restoring the 3D view…</span>
         </div>
       )}
-      {loading && (
+      {loading && (!result || updating) && (
         <div
           class={`cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`}
           aria-hidden="true"

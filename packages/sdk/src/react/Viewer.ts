@@ -5,7 +5,8 @@
  * island is (islands/Viewer.tsx): a focusable image named after the model and described in words
  * (model_description.ts), the keys listed in a hint shown on focus (view_keys.ts), rotate/zoom/Fit
  * buttons, one polite live region debounced to the completed render (render_announcer.ts),
- * `aria-busy` while rendering, errors as role=alert.
+ * `aria-busy` while rendering, errors as role=alert, "Updating…" only once a render has run for
+ * `UPDATING_DELAY_MS` (updating_indicator.ts).
  */
 import { createElement as h, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import type { RenderError } from "../../../../lib/client/problem.ts";
@@ -15,6 +16,7 @@ import { errorTitle } from "../../../../lib/client/error_titles.ts";
 import { describeModel } from "../../../../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../../../../lib/client/render_announcer.ts";
 import { ORBIT_STEP, VIEW_KEYS_HINT } from "../../../../lib/client/view_keys.ts";
+import { UpdatingIndicator } from "../../../../lib/client/updating_indicator.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 
 /** Props of the viewer. */
@@ -43,6 +45,8 @@ export function Viewer(props: ViewerProps): ReactNode {
   onView.current = props.onView;
   const [announcement, setAnnouncement] = useState("");
   const announcer = useRef<RenderAnnouncer | null>(null);
+  const [updating, setUpdating] = useState(false);
+  const indicator = useRef<UpdatingIndicator | null>(null);
   const ids = useId();
   useEffect(() => {
     const stage = getComputedStyle(host.current!).getPropertyValue(
@@ -53,7 +57,10 @@ export function Viewer(props: ViewerProps): ReactNode {
     onView.current?.(v);
     const a = new RenderAnnouncer(setAnnouncement);
     announcer.current = a;
+    const u = new UpdatingIndicator(setUpdating);
+    indicator.current = u;
     return () => {
+      u.dispose();
       v.dispose();
       a.dispose();
       if (view.current === v) view.current = null;
@@ -64,6 +71,7 @@ export function Viewer(props: ViewerProps): ReactNode {
   }, [result]);
   useEffect(() => {
     announcer.current?.update({ loading: !!loading, result, error: !!error });
+    indicator.current?.update(!!loading && !!result);
   }, [loading, result, error]);
   const empty = !result;
   const state = error ? "error" : loading ? "loading" : empty ? "empty" : "ready";
@@ -115,7 +123,7 @@ export function Viewer(props: ViewerProps): ReactNode {
       },
       announcement,
     ),
-    loading && h(
+    loading && (empty || updating) && h(
       "div",
       {
         className: `cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`,
