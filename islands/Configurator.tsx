@@ -222,8 +222,10 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
 
   const apply = (next: Record<string, unknown>, announce: boolean) => {
     valuesRef.current = next;
-    setValues(next);
+    // Render first: its request is queued before the re-render setValues queues, so it leaves
+    // before the form is diffed (lib/client/render_client.ts, #enqueue).
     render(next);
+    setValues(next);
     if (announce) {
       emit?.({ type: "change", values: next });
       bridgeRef.current?.send({ type: "cad:change", values: next });

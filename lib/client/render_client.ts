@@ -54,7 +54,7 @@ import type { SessionClient } from "./session_client.ts";
  */
 export type RenderSession =
   & Pick<SessionClient, "flow" | "getToken" | "refreshSessionToken" | "reportTokenExpired">
-  & Partial<Pick<SessionClient, "projectScope">>;
+  & Partial<Pick<SessionClient, "projectScope" | "tokenNow">>;
 
 /** What a viewer shows: the request status, the last good scene, and the budget left. */
 export type RenderState =
@@ -373,9 +373,13 @@ export class RenderClient {
         if (this.#abortSuperseded) running.abort.abort();
       }
       this.#pending = job;
+      // The pump is queued before the state changes, so it runs before the re-renders that state
+      // change queues (Preact and React flush in a later microtask or task): the request is sent
+      // first, and the page re-renders while it is on its way. The state still says "rendering"
+      // from this call on (settledResult, busy indicators).
+      this.#queuePump();
       const { result, budgetRemaining } = this.#state.value;
       this.#state.value = { status: "rendering", result, budgetRemaining };
-      this.#queuePump();
     });
   }
 
@@ -490,7 +494,9 @@ export class RenderClient {
   }
 
   async #execute(job: Job): Promise<RenderResult> {
-    let token = await this.#token(() => this.#session.getToken());
+    // A held token is used in this task: the request then leaves before the page's re-render of
+    // the "rendering" state (queued after this job's pump), not after it.
+    let token = this.#session.tokenNow?.() ?? await this.#token(() => this.#session.getToken());
     let retriedExpired = false;
     let retriedLost = false;
     const notHeld = new Set<string>();

@@ -241,6 +241,17 @@ export class SessionClient extends EventTarget {
   }
 
   /**
+   * The token `getToken()` would resolve to without minting, now: the server flow's, or the
+   * browser flow's while it is valid; undefined when one must be minted first (then call
+   * `getToken()`). Lets a caller send a request in the same task, without a promise turn.
+   */
+  tokenNow(): string | undefined {
+    if (this.#disposed) return undefined;
+    if (this.#provided !== undefined) return this.#provided;
+    return this.#usable() ? this.#held!.token : undefined;
+  }
+
+  /**
    * Browser flow: mints a new token now (sharing a mint already in flight) and resolves to it; the
    * old token stays in use until then. Server flow: rejects — only the partner's backend mints.
    */

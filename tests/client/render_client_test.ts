@@ -125,6 +125,35 @@ Deno.test("client - loadProject revalidates with the ETag", async () => {
   });
 });
 
+Deno.test("client - with a held token the request leaves before work queued after render()", async () => {
+  await withRenderer(async ({ net, session, renderer }) => {
+    await session.getToken();
+    await renderer.render({ width: 100, holes: 3 });
+    const before = net.renders().length;
+    const states: string[] = [];
+    const pending = renderer.render({ width: 101, holes: 3 });
+    // "rendering" from the call on (settledResult and busy indicators read it at once) ...
+    assert.equal(renderer.state.value.status, "rendering");
+    // ... while a re-render the page queues after the call (Preact and React flush in a later
+    // microtask) finds the request already sent: it no longer delays it.
+    let sentBeforePageWork = false;
+    queueMicrotask(() => {
+      sentBeforePageWork = net.renders().length === before + 1;
+      states.push(renderer.state.value.status);
+    });
+    await pending;
+    assert.ok(sentBeforePageWork, "the render request was sent before the page's next microtask");
+    assert.deepEqual(states, ["rendering"]);
+    // Several calls in one task still send one request (the last values).
+    const a = renderer.render({ width: 102, holes: 3 });
+    const b = renderer.render({ width: 103, holes: 3 });
+    const [ra, rb] = await Promise.all([a, b]);
+    assert.equal(ra, rb);
+    assert.equal(rb.values.width, 103);
+    assert.equal(net.renders().length, before + 2);
+  });
+});
+
 Deno.test("client - render decodes meshes and a changed parameter downloads only the changed mesh", async () => {
   await withRenderer(async ({ net, renderer }) => {
     const states: RenderState["status"][] = [];

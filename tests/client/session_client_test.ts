@@ -121,8 +121,10 @@ Deno.test("client - browser flow: the first mint goes from loading to ready", as
     try {
       assert.equal(session.flow, "browser");
       assert.deepEqual(session.status.value, { state: "loading" });
+      assert.equal(session.tokenNow(), undefined, "nothing to send before the first mint");
       const token = await session.getToken();
       assert.match(token, /^sv1\./);
+      assert.equal(session.tokenNow(), token, "the held token, without a promise turn");
       const status = session.status.value;
       assert.equal(status.state, "ready");
       assert.ok(status.state === "ready");
@@ -136,6 +138,7 @@ Deno.test("client - browser flow: the first mint goes from loading to ready", as
     } finally {
       session.dispose();
     }
+    assert.equal(session.tokenNow(), undefined, "a disposed session offers nothing");
     assert.equal(clock.pendingTimers, 0, "dispose clears the refresh timer");
   });
 });
@@ -471,6 +474,7 @@ Deno.test("client - server flow: provided, never mints, and reports expiry to th
       assert.equal(session.flow, "server");
       assert.deepEqual(session.status.value, { state: "provided", token });
       assert.equal(await session.getToken(), token);
+      assert.equal(session.tokenNow(), token, "the provided token, without a promise turn");
       await assert.rejects(session.refreshSessionToken(), TypeError);
       const exp = readTokenTimes(token).exp!;
       await clock.advance(exp * 1000 - clock.now() - 1000);
