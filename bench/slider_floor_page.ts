@@ -20,26 +20,22 @@ import {
   Color,
   DirectionalLight,
   Group,
-  HemisphereLight,
   InstancedMesh,
   Matrix4,
   Mesh,
   MeshStandardMaterial,
   NeutralToneMapping,
   PerspectiveCamera,
-  PMREMGenerator,
   Scene,
   SRGBColorSpace,
   Vector3,
   WebGLRenderer,
 } from "three";
-import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import type { DecodedMesh } from "../lib/client/mesh_decode.ts";
 import { type DecodedRenderBody, decodeRenderBody } from "../lib/client/render_body.ts";
 import { instanceMatrices } from "../lib/dag/wire_instances.ts";
 import { fitDistance, sphereOfBox } from "../lib/client/camera_fit.ts";
-import { isSoftwareRenderer, rendererName } from "../lib/client/software_gl.ts";
-import { SCENE_STAND_IN } from "../lib/client/scene_view.ts";
+import { lightAsTheView, SCENE_STAND_IN } from "../lib/client/scene_view.ts";
 
 const params = new URL(location.href).searchParams;
 const width = Number(params.get("w") ?? 700);
@@ -53,21 +49,7 @@ renderer.setSize(width, height);
 document.body.appendChild(renderer.domElement);
 const scene = new Scene();
 scene.background = new Color("#eef1f5");
-const standIn = isSoftwareRenderer(rendererName(renderer.getContext()));
-if (standIn) {
-  const standIn = new HemisphereLight(
-    SCENE_STAND_IN.sky,
-    SCENE_STAND_IN.ground,
-    SCENE_STAND_IN.intensity,
-  );
-  standIn.position.set(0, 0, 1);
-  scene.add(standIn);
-} else {
-  const pmrem = new PMREMGenerator(renderer);
-  const room = new RoomEnvironment();
-  scene.environment = pmrem.fromScene(room, 0.04).texture;
-  scene.environmentIntensity = 0.55;
-}
+const { standIn } = lightAsTheView(renderer, scene);
 const key = new DirectionalLight(0xffffff, 0.7);
 key.position.set(1, -1.5, 2);
 scene.add(key);

@@ -21,8 +21,8 @@
  * - On a software rasterizer (SwiftShader — Chrome's fallback without a usable GPU —, llvmpipe;
  *   `software_gl.ts`) the view keeps the stand-in light and builds no map (`environment: "auto"`,
  *   the default): prefiltering the map holds the main thread there for 3.7–4.4 s after the first
- *   model, during which a shopper cannot move a slider; the stand-in gives the same brightness
- *   without the environment's soft sheen. `environment: "map"` builds it anyway, `"stand-in"` never.
+ *   model, during which a shopper cannot move a slider; the stand-in (`SCENE_STAND_IN`) was fitted
+ *   to look like the map. `environment: "map"` builds it anyway, `"stand-in"` never.
  * - Light is image-based: three's `RoomEnvironment` prefiltered by `PMREMGenerator` (soft, even
  *   reflections from every side, so no face of a part goes black), one key light for shape, tone
  *   mapping and sRGB output. The tone mapping is `neutral` (Khronos PBR Neutral) by default: it
@@ -106,6 +106,50 @@ export const SCENE_STAND_IN = {
   intensity: 3.0,
   sheen: 0.025,
 } as const;
+
+/**
+ * The stand-in's hemisphere light (`SCENE_STAND_IN`), sky up the Z axis as in the kernel's
+ * coordinates; materials drawn under it take `SCENE_STAND_IN.sheen` as their emissive.
+ */
+export function standInLight(): HemisphereLight {
+  const light = new HemisphereLight(
+    SCENE_STAND_IN.sky,
+    SCENE_STAND_IN.ground,
+    SCENE_STAND_IN.intensity,
+  );
+  light.position.set(0, 0, 1);
+  return light;
+}
+
+/** `SCENE_LOOK`'s room environment prefiltered for `renderer` (a GPU-only texture: dispose it). */
+export function buildEnvironmentMap(renderer: WebGLRenderer): Texture {
+  const pmrem = new PMREMGenerator(renderer);
+  const room = new RoomEnvironment();
+  const texture = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
+  room.dispose();
+  pmrem.dispose();
+  return texture;
+}
+
+/**
+ * Lights `scene` for `renderer` as a view settles (`environment: "auto"`): the stand-in on a
+ * software rasterizer (its materials then take `SCENE_STAND_IN.sheen`), else the environment map,
+ * returned for the caller to dispose. Off-screen drawings that must look like the view use it
+ * (the cart snapshot, the slider floor page).
+ */
+export function lightAsTheView(
+  renderer: WebGLRenderer,
+  scene: Scene,
+): { standIn: boolean; environment?: Texture } {
+  if (isSoftwareRenderer(rendererName(renderer.getContext()))) {
+    scene.add(standInLight());
+    return { standIn: true };
+  }
+  const environment = buildEnvironmentMap(renderer);
+  scene.environment = environment;
+  scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
+  return { standIn: false, environment };
+}
 
 /** Tone mappings a view may use (`SceneViewOptions.toneMapping`). */
 export type SceneToneMapping = "neutral" | "aces" | "agx";
@@ -225,12 +269,7 @@ export class SceneView {
     this.#scene.background = new Color(options.background ?? "#eef1f5");
     // The environment map is built by `prepare()`: by default once the first model has been
     // presented, which until then is lit by a stand-in of about the same light.
-    this.#standIn = new HemisphereLight(
-      SCENE_STAND_IN.sky,
-      SCENE_STAND_IN.ground,
-      SCENE_STAND_IN.intensity,
-    );
-    this.#standIn.position.set(0, 0, 1);
+    this.#standIn = standInLight();
     this.#scene.add(this.#standIn);
     this.#scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
     this.#camera.up.set(0, 0, 1);
@@ -511,11 +550,7 @@ export class SceneView {
   /** The room environment, prefiltered for PBR materials (a GPU-only texture). */
   #buildEnvironment(): void {
     this.#environment?.dispose();
-    const pmrem = new PMREMGenerator(this.#renderer);
-    const room = new RoomEnvironment();
-    this.#environment = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
-    room.dispose();
-    pmrem.dispose();
+    this.#environment = buildEnvironmentMap(this.#renderer);
     this.#scene.environment = this.#environment;
   }
 

@@ -29,26 +29,22 @@ import {
   Color,
   DirectionalLight,
   Group,
-  HemisphereLight,
   InstancedMesh,
   Matrix4,
   Mesh,
   MeshStandardMaterial,
   NeutralToneMapping,
   OrthographicCamera,
-  PMREMGenerator,
   Scene,
   SRGBColorSpace,
   Vector3,
   WebGLRenderer,
 } from "three";
-import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import type { BoundingBox } from "../dag/scene.ts";
 import type { ReadonlySignal } from "@preact/signals-core";
 import type { RenderState } from "./render_client.ts";
 import type { RenderResult } from "./render_result.ts";
-import { SCENE_LOOK, SCENE_STAND_IN } from "./scene_view.ts";
-import { isSoftwareRenderer, rendererName } from "./software_gl.ts";
+import { lightAsTheView, SCENE_LOOK, SCENE_STAND_IN } from "./scene_view.ts";
 
 /** What a snapshot looks like; every member optional. */
 export interface SnapshotOptions {
@@ -208,25 +204,8 @@ export async function renderSnapshot(
     if (transparent) renderer.setClearColor(0x000000, 0);
     const scene = new Scene();
     scene.background = color;
-    const standIn = isSoftwareRenderer(rendererName(renderer.getContext()));
-    if (standIn) {
-      const standIn = new HemisphereLight(
-        SCENE_STAND_IN.sky,
-        SCENE_STAND_IN.ground,
-        SCENE_STAND_IN.intensity,
-      );
-      standIn.position.set(0, 0, 1);
-      scene.add(standIn);
-    } else {
-      const pmrem = new PMREMGenerator(renderer);
-      const room = new RoomEnvironment();
-      const environment = pmrem.fromScene(room, SCENE_LOOK.environmentBlur).texture;
-      room.dispose();
-      pmrem.dispose();
-      owned.push(environment);
-      scene.environment = environment;
-      scene.environmentIntensity = SCENE_LOOK.environmentIntensity;
-    }
+    const { standIn, environment } = lightAsTheView(renderer, scene);
+    if (environment) owned.push(environment);
     // PMREM leaves its own viewport behind: size the drawing after it.
     renderer.setSize(width, height, false);
     const key = new DirectionalLight(0xffffff, SCENE_LOOK.keyLight.intensity);
