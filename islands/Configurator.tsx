@@ -37,7 +37,7 @@ import {
   SnapshotError,
   type SnapshotOptions,
 } from "../lib/client/snapshot.ts";
-import { sizeText } from "../lib/client/model_description.ts";
+import { sizeText, trianglesText } from "../lib/client/model_description.ts";
 import { type ArMode, detectArSupport } from "../lib/client/ar_support.ts";
 import { ArError, type ArLaunch, viewInAr } from "../lib/client/ar_launch.ts";
 
@@ -493,7 +493,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
         </span>
         {result && (
           <span class="cad-foot__item">
-            {result.triangles.toLocaleString("en")} triangles · {sizeText(result)}
+            {trianglesText(result)} · {sizeText(result)}
           </span>
         )}
       </footer>

@@ -1,10 +1,12 @@
 /** The model in words and the view's live region (model_description.ts, render_announcer.ts). */
 import assert from "node:assert/strict";
 import {
+  countText,
   describeModel,
   partsText,
   renderedAnnouncement,
   sizeText,
+  trianglesText,
 } from "@/lib/client/model_description.ts";
 import { RenderAnnouncer } from "@/lib/client/render_announcer.ts";
 import type { RenderResult } from "@/lib/client/render_result.ts";
@@ -22,6 +24,16 @@ function scene(bbox: RenderResult["bbox"], parts: Array<[string, number]>): Rend
 
 const gear = scene({ min: [-26, -26, 0], max: [26, 26, 14] }, [["gear", 1]]);
 const shelf = scene({ min: [0, 0, 0], max: [40, 150.25, 150] }, [["bracket", 1], ["screw", 4]]);
+
+Deno.test('model description - counts are grouped as toLocaleString("en") groups them, without ICU', () => {
+  const samples = [0, 7, 42, 999, 1000, 1476, 12_345, 99_999, 100_000, 999_999, 1_000_000];
+  for (let n = 1; n < 1e15; n = n * 7 + 3) samples.push(n);
+  for (const n of samples) {
+    assert.equal(countText(n), n.toLocaleString("en"), String(n));
+    if (n > 0) assert.equal(countText(-n), (-n).toLocaleString("en"), String(-n));
+  }
+  assert.equal(trianglesText({ triangles: 4320 }), "4,320 triangles");
+});
 
 Deno.test("model description - size, parts with instance counts, triangles", () => {
   assert.equal(sizeText(gear), "52 × 52 × 14 mm");

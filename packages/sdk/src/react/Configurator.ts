@@ -27,7 +27,7 @@ import { useSession } from "./use_session.ts";
 import { Viewer } from "./Viewer.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 import { enforceThemeContrast } from "../../../../lib/client/theme_contrast.ts";
-import { sizeText } from "../../../../lib/client/model_description.ts";
+import { sizeText, trianglesText } from "../../../../lib/client/model_description.ts";
 import {
   createShareUrl,
   restoreFromUrl,
@@ -332,7 +332,7 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
         ? h(
           "span",
           { className: "cad-foot__item" },
-          `${result.triangles.toLocaleString("en")} triangles · ${sizeText(result)}`,
+          `${trianglesText(result)} · ${sizeText(result)}`,
         )
         : null,
     ),
