@@ -6,8 +6,8 @@
  * the request accepts, as the kernel compresses its answers (lib/http/content_coding.ts, the same
  * `dynamic` effort, on the request thread, once per build and coding); concurrent identical
  * requests share one build (single flight). With `workers` > 1 (render-capacity) each build goes to
- * the worker with the fewest builds in hand, as the kernel's pool hands them out. No token, origin, template or schema checks, no DAG
- * walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
+ * the worker with the fewest builds in hand, as the kernel's pool hands them out. No token, origin,
+ * template or schema checks, no DAG walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
  * the real kernel-api, so a target this floor misses is the machine's, not the product's.
  *
  * Requests: POST `{values, dag}` (`values` the gear's parameters; `dag` is ignored and only makes

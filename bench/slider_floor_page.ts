@@ -8,9 +8,9 @@
  * The scene is drawn as the product draws it (same canvas size, renderer settings, lighting and
  * material), so the floor's frames cost what the product's cost: the ratio measures what the
  * product adds, not a cheaper picture. That includes the light: the environment map, or on a
- * software rasterizer the stand-in hemisphere light the product keeps there (`SceneView`'s
- * `environment: "auto"`, lib/client/software_gl.ts). Meshes are held by hash as decoded arrays (like the
- * client's geometry cache) and a `BufferGeometry` lives while its mesh is on screen.
+ * software rasterizer the stand-in hemisphere light the product keeps there (`lightAsTheView`,
+ * lib/client/scene_view.ts). Meshes are held by hash as decoded arrays (like the client's geometry
+ * cache) and a `BufferGeometry` lives while its mesh is on screen.
  *
  * `globalThis.floorChange(url, body)` runs one change and resolves with its milliseconds.
  */

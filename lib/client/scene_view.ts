@@ -121,6 +121,11 @@ export function standInLight(): HemisphereLight {
   return light;
 }
 
+/** The light `environment: "auto"` settles on for `renderer`: the stand-in on a software rasterizer. */
+export function autoLighting(renderer: WebGLRenderer): SceneLighting {
+  return isSoftwareRenderer(rendererName(renderer.getContext())) ? "stand-in" : "map";
+}
+
 /** `SCENE_LOOK`'s room environment prefiltered for `renderer` (a GPU-only texture: dispose it). */
 export function buildEnvironmentMap(renderer: WebGLRenderer): Texture {
   const pmrem = new PMREMGenerator(renderer);
@@ -141,7 +146,7 @@ export function lightAsTheView(
   renderer: WebGLRenderer,
   scene: Scene,
 ): { standIn: boolean; environment?: Texture } {
-  if (isSoftwareRenderer(rendererName(renderer.getContext()))) {
+  if (autoLighting(renderer) === "stand-in") {
     scene.add(standInLight());
     return { standIn: true };
   }
@@ -258,9 +263,7 @@ export class SceneView {
     this.#renderer.toneMappingExposure = 1;
     this.#onContextChange = options.onContextChange;
     const environment = options.environment ?? "auto";
-    this.#lighting = environment === "auto"
-      ? (isSoftwareRenderer(rendererName(this.#renderer.getContext())) ? "stand-in" : "map")
-      : environment;
+    this.#lighting = environment === "auto" ? autoLighting(this.#renderer) : environment;
     this.canvas = this.#renderer.domElement;
     this.canvas.setAttribute("data-viewer-canvas", "");
     this.canvas.addEventListener("webglcontextlost", this.#lost);

@@ -235,9 +235,8 @@ export class SessionClient extends EventTarget {
    */
   getToken(): Promise<string> {
     if (this.#disposed) return Promise.reject(disposedError());
-    if (this.#provided !== undefined) return Promise.resolve(this.#provided);
-    if (this.#usable()) return Promise.resolve(this.#held!.token);
-    return this.#mint();
+    const now = this.tokenNow();
+    return now === undefined ? this.#mint() : Promise.resolve(now);
   }
 
   /**

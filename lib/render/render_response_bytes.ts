@@ -49,6 +49,12 @@ interface PreparedInstances {
   bytes: Uint8Array;
 }
 
+/** A compressed prefix kept for a scene, and whether its dense brotli coding was started. */
+interface CodedEntry {
+  prefix: CodedPrefix;
+  upgrading: boolean;
+}
+
 /** Compressed prefixes kept per scene (form × coding × the scene's response members). */
 const MAX_CODED = 8;
 
@@ -87,9 +93,7 @@ export class PreparedScene {
   /** The binary form up to its tail, all meshes included. */
   readonly #binary: Uint8Array;
   /** Compressed prefixes by form, coding and response members, made on first use. */
-  readonly #coded = new Map<string, CodedPrefix>();
-  /** Keys of `#coded` whose dense brotli coding has been started (`#upgrade`). */
-  readonly #upgrading = new Set<string>();
+  readonly #coded = new Map<string, CodedEntry>();
   readonly #size: number;
 
   private constructor(
@@ -197,7 +201,7 @@ export class PreparedScene {
 
   /** How many cached brotli prefixes have had their dense coding started (tests, `#upgrade`). */
   get upgradesStarted(): number {
-    return this.#upgrading.size;
+    return [...this.#coded.values()].filter((entry) => entry.upgrading).length;
   }
 
   /** The hashes of the scene's meshes, in response order. */
@@ -268,32 +272,29 @@ export class PreparedScene {
       concat(form === "json" ? encoder.encode(this.text) : this.#binary, members);
     const held = this.#coded.get(key);
     if (held) {
-      if (coding === "br" && !this.#upgrading.has(key)) this.#upgrade(key, held, prefixOf());
-      return held;
+      if (coding === "br" && !held.upgrading) this.#upgrade(held, prefixOf());
+      return held.prefix;
     }
-    const coded = CodedPrefix.compress(prefixOf(), coding);
+    const prefix = CodedPrefix.compress(prefixOf(), coding);
     // Bounded: one scene is rarely asked for under more than one project version.
-    if (this.#coded.size >= MAX_CODED) {
-      const oldest = this.#coded.keys().next().value!;
-      this.#coded.delete(oldest);
-      this.#upgrading.delete(oldest);
-    }
-    this.#coded.set(key, coded);
-    return coded;
+    if (this.#coded.size >= MAX_CODED) this.#coded.delete(this.#coded.keys().next().value!);
+    this.#coded.set(key, { prefix, upgrading: false });
+    return prefix;
   }
 
   /**
-   * Replaces the fast brotli prefix under `key` by a denser one made off the request path, so the
+   * Replaces the fast brotli prefix of `entry` by a denser one made off the request path, so the
    * later requests get fewer bytes (docs/api.md, compression). Started when a prefix is served a
    * second time: a configuration asked for once (most slider positions, a burst of new values)
    * never pays the dense coding's CPU, which on a saturated node is taken from the evaluations
-   * (render-capacity: 0.59 → 0.74 of the direct builds without it). A prefix evicted or replaced
-   * meanwhile stays as it is; a failure keeps the fast one.
+   * (render-capacity: 0.59 → 0.74 of the direct builds without it). An entry evicted meanwhile
+   * is not brought back; a failure keeps the fast prefix.
    */
-  #upgrade(key: string, fast: CodedPrefix, prefix: Uint8Array): void {
-    this.#upgrading.add(key);
+  #upgrade(entry: CodedEntry, prefix: Uint8Array): void {
+    entry.upgrading = true;
+    const fast = entry.prefix;
     CodedPrefix.upgradeBrotli(prefix).then((dense) => {
-      if (this.#coded.get(key) === fast && dense.size < fast.size) this.#coded.set(key, dense);
+      if (entry.prefix === fast && dense.size < fast.size) entry.prefix = dense;
     }, () => {});
   }
 }
