@@ -82,9 +82,8 @@ export function connectionOptions(timeoutMs: number) {
   return {
     disableOfflineQueue: true,
     pingInterval,
-    // node-redis drops a command still unwritten at its deadline, so none is sent after its
-    // caller was told it failed; deadline.ts bounds the wait for the reply.
-    commandOptions: { timeout: timeoutMs },
+    // No per-command `timeout`: deadline.ts bounds the wait for every reply and, at a miss, drops
+    // the commands still unwritten, so none is sent after its caller was told it failed.
     socket: {
       connectTimeout: Math.max(2000, timeoutMs),
       socketTimeout: 2 * pingInterval,

@@ -19,6 +19,7 @@
  * alike), so it only fires, destroying the socket and reconnecting, once the writes stop.
  */
 import {
+  AbortError,
   ClientClosedError,
   ClientOfflineError,
   ConnectionTimeoutError,
@@ -54,6 +55,12 @@ export interface DeadlineEvents {
 }
 
 type Enqueue = (...args: unknown[]) => Promise<unknown>;
+
+/** A command sent and not yet answered: when it was sent, and how to fail its caller. */
+interface Waiting {
+  since: number;
+  reject: (err: unknown) => void;
+}
 
 /** The node-redis internals the deadline wraps (see the module comment for why each). */
 interface CommandEntryPoints {
@@ -98,13 +105,61 @@ export function enforceDeadlines(
     stalled = false;
     events.answered?.();
   };
+  // Every command is sent with this signal: at the first miss it drops what node-redis still holds
+  // unwritten (its caller is told it failed, so it must never reach Redis later), and a fresh one
+  // serves the commands after. One shared signal instead of node-redis's `timeout` option, which
+  // arms an AbortSignal.timeout per command.
+  let unwritten = new AbortController();
   const missed = () => {
     if (stalled) return;
     stalled = true;
+    unwritten.abort();
+    unwritten = new AbortController();
     events.stalled?.(timeoutMs);
   };
   // A new connection is ready only once its handshake (CLIENT SETINFO) was answered.
   client.on("ready", answered);
+
+  // Commands waiting for a reply, oldest first: every one has the same deadline, so insertion
+  // order is deadline order and one timer, armed for the oldest, serves them all (a timer per
+  // command cost a few per cent of a mint's CPU).
+  const waiting = new Set<Waiting>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    if (timer !== undefined) return;
+    const oldest = waiting.values().next().value;
+    if (oldest) {
+      timer = setTimeout(sweep, Math.max(0, oldest.since + timeoutMs - performance.now()));
+    }
+  };
+  const sweep = (recheck = false) => {
+    timer = undefined;
+    const now = performance.now();
+    for (const w of waiting) {
+      if (now - w.since < timeoutMs) break;
+      // A timer that fires late means this process was busy (a long synchronous task): the
+      // reply may be waiting unread, so let the event loop read the socket once more first.
+      if (!recheck && now - w.since > timeoutMs + LATE_TIMER_MS) {
+        timer = setTimeout(() => sweep(true), 0);
+        return;
+      }
+      waiting.delete(w);
+      missed();
+      w.reject(new RedisUnavailableError(`Redis did not answer within ${timeoutMs} ms.`));
+    }
+    arm();
+  };
+
+  /** Takes an answered command off the list; false when it had expired already. */
+  const settle = (w: Waiting): boolean => {
+    if (!waiting.delete(w)) return false;
+    // Nothing left to watch: no timer outlives the last command (an idle process holds none).
+    if (waiting.size === 0 && timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    return true;
+  };
 
   const guard = (send: () => Promise<unknown>, offlineCheck: boolean): Promise<unknown> => {
     if (stalled) {
@@ -122,28 +177,21 @@ export function enforceDeadlines(
       return Promise.reject(unavailable(err));
     }
     return new Promise((resolve, reject) => {
-      const since = performance.now();
-      const expire = () => {
-        missed();
-        reject(new RedisUnavailableError(`Redis did not answer within ${timeoutMs} ms.`));
-      };
-      let timer = setTimeout(() => {
-        // A timer that fires late means this process was busy (a long synchronous task): the
-        // reply may be waiting unread, so let the event loop read the socket once more first.
-        if (performance.now() - since > timeoutMs + LATE_TIMER_MS) timer = setTimeout(expire, 0);
-        else expire();
-      }, timeoutMs);
+      const w: Waiting = { since: performance.now(), reject };
+      waiting.add(w);
+      arm();
       reply.then(
         (value) => {
-          clearTimeout(timer);
+          // Already expired, its caller was told it failed: the late reply only says Redis lives.
+          const live = settle(w);
           answered();
-          resolve(value);
+          if (live) resolve(value);
         },
         (err) => {
-          clearTimeout(timer);
+          const live = settle(w);
           // An error reply is an answer (NOSCRIPT, WRONGTYPE…): the server is alive.
           if (err instanceof ErrorReply) answered();
-          reject(unavailable(err));
+          if (live) reject(unavailable(err));
         },
       );
     });
@@ -151,9 +199,15 @@ export function enforceDeadlines(
 
   for (const name of ENTRY_POINTS) {
     const original = self[name];
-    self[name] = function (this: unknown, ...args: unknown[]) {
-      return guard(() => original.apply(this, args), name !== "sendCommand");
-    };
+    self[name] = name === "sendCommand"
+      ? function (this: unknown, command: unknown, ...rest: unknown[]) {
+        const options = rest[0] as { abortSignal?: AbortSignal } | undefined;
+        const withSignal = { ...options, abortSignal: options?.abortSignal ?? unwritten.signal };
+        return guard(() => original.call(this, command, withSignal), false);
+      }
+      : function (this: unknown, ...args: unknown[]) {
+        return guard(() => original.apply(this, args), true);
+      };
   }
 }
 
@@ -166,6 +220,7 @@ export function unavailable(err: unknown): unknown {
 
 // node-redis's errors for "no connection / no answer" (lib/errors.js; they set no `name`).
 const CONNECTION_ERRORS = [
+  AbortError, // dropped unwritten at a miss (above)
   ClientClosedError,
   ClientOfflineError,
   ConnectionTimeoutError,
