@@ -9,11 +9,16 @@
  * polite live region announces it. Each control is described (aria-describedby) by its help text
  * and, while the value is refused, by its error message; the switch has one label.
  */
+import { Component } from "preact";
 import { useState } from "preact/hooks";
 import type { EffectiveValue } from "../lib/dag/scene.ts";
 import { type EffectiveValueText, effectiveValueText } from "../lib/client/effective_value_text.ts";
 import { type ParameterDescriptor, type ParameterSchema } from "../lib/dag/parameter_schema.ts";
-import { checkParameterValue, parameterFieldIds } from "../lib/client/parameter_field.ts";
+import {
+  checkParameterValue,
+  fieldInputsChanged,
+  parameterFieldIds,
+} from "../lib/client/parameter_field.ts";
 
 /** Props of the form. */
 export interface ParameterFormProps {
@@ -53,11 +58,11 @@ export default function ParameterForm(
         <fieldset class="cad-form__group" key={group}>
           {group && <legend>{group}</legend>}
           {params.map((p) => (
-            <Field
+            <MemoField
               key={p.name}
               param={p}
               value={valueOf(p)}
-              onChange={(v) => onChange(p.name, v)}
+              onChange={onChange}
               disabled={disabled}
               limit={limits.get(p.name)}
             />
@@ -75,10 +80,26 @@ export default function ParameterForm(
 interface FieldProps {
   param: ParameterDescriptor;
   value: unknown;
-  onChange: (value: unknown) => void;
+  /** The form's `onChange`, called with this field's parameter name. */
+  onChange: (name: string, value: unknown) => void;
   disabled?: boolean;
   /** The value the model uses instead of `value`, and why. */
   limit?: EffectiveValueText;
+}
+
+/**
+ * A field that is diffed only when what it shows changed: a slider step re-renders the moved
+ * field, not every field of the form (the form is diffed between the change and its request).
+ * The form's `onChange` must be stable across renders (the configurator's is).
+ */
+class MemoField extends Component<FieldProps> {
+  override shouldComponentUpdate(next: FieldProps): boolean {
+    return fieldInputsChanged(this.props, next);
+  }
+
+  override render(props: FieldProps) {
+    return <Field {...props} />;
+  }
 }
 
 function Field({ param, value, onChange, disabled, limit }: FieldProps) {
@@ -90,7 +111,7 @@ function Field({ param, value, onChange, disabled, limit }: FieldProps) {
     const verdict = checkParameterValue(param, v);
     setMessage(verdict.ok ? null : verdict.message);
     setDraft(verdict.ok ? null : typed ?? null);
-    if (verdict.ok) onChange(verdict.value);
+    if (verdict.ok) onChange(param.name, verdict.value);
   };
   let control;
   switch (param.kind) {

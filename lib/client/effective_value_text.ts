@@ -49,6 +49,32 @@ export function effectiveValueText(
   return { value, reason, announcement: `${label}: the model uses ${value}, ${reason}.` };
 }
 
+/**
+ * Whether two renders' `effective` reports say the same (each answer carries its own object, so a
+ * form can keep the one it has and skip a re-render).
+ *
+ * @example
+ * ```ts
+ * sameEffective({}, {}); // true
+ * sameEffective(undefined, {}); // false
+ * ```
+ */
+export function sameEffective(
+  a: Record<string, EffectiveValue> | undefined,
+  b: Record<string, EffectiveValue> | undefined,
+): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const names = Object.keys(a);
+  if (names.length !== Object.keys(b).length) return false;
+  return names.every((name) => {
+    const x = a[name];
+    const y = Object.hasOwn(b, name) ? b[name] : undefined;
+    return y !== undefined && x.requested === y.requested && x.value === y.value &&
+      x.bound === y.bound && x.by.length === y.by.length && x.by.every((n, i) => n === y.by[i]);
+  });
+}
+
 /** A number as a form shows it: at most three decimals, no trailing zeros. */
 export function formatValue(x: number): string {
   return String(Math.round(x * 1000) / 1000);

@@ -1,6 +1,6 @@
 /** What the form says about a limited parameter (lib/client/effective_value_text.ts). */
 import assert from "node:assert/strict";
-import { effectiveValueText } from "@/lib/client/effective_value_text.ts";
+import { effectiveValueText, sameEffective } from "@/lib/client/effective_value_text.ts";
 import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
 
 const schema = validateParameterSchema(
@@ -45,4 +45,30 @@ Deno.test("effective value text - a constant bound, a lower bound and three name
     effectiveValueText(schema, "boreDiameter", 30, { boreDiameter: bore })?.reason,
     "limited by Teeth, Module and Hub diameter: max 10.5 mm",
   );
+});
+
+Deno.test("effective value text - two renders' reports compared by what they say", () => {
+  assert.equal(sameEffective({}, {}), true);
+  assert.equal(sameEffective(undefined, undefined), true);
+  assert.equal(sameEffective(undefined, {}), false);
+  assert.equal(
+    sameEffective({ hubDiameter: hub }, { hubDiameter: { ...hub, by: [...hub.by] } }),
+    true,
+  );
+  assert.equal(sameEffective({ hubDiameter: hub }, {}), false);
+  assert.equal(sameEffective({}, { hubDiameter: hub }), false);
+  assert.equal(
+    sameEffective({ hubDiameter: hub }, { hubDiameter: { ...hub, requested: 61 } }),
+    false,
+  );
+  assert.equal(sameEffective({ hubDiameter: hub }, { hubDiameter: { ...hub, value: 44 } }), false);
+  assert.equal(
+    sameEffective({ hubDiameter: hub }, { hubDiameter: { ...hub, bound: "min" } }),
+    false,
+  );
+  assert.equal(
+    sameEffective({ hubDiameter: hub }, { hubDiameter: { ...hub, by: ["teeth"] } }),
+    false,
+  );
+  assert.equal(sameEffective({ hubDiameter: hub }, { boreDiameter: hub }), false);
 });

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { checkParameterValue, parameterFieldIds } from "@/lib/client/parameter_field.ts";
+import {
+  checkParameterValue,
+  fieldInputsChanged,
+  parameterFieldIds,
+} from "@/lib/client/parameter_field.ts";
 import type { ParameterDescriptor } from "@/lib/dag/parameter_schema.ts";
 
 const width = {
@@ -83,4 +87,30 @@ Deno.test("parameter field - the form draws a String as a text box with its maxl
   assert.match(input, /value="Grace"/);
   assert.match(html, /class="cad-field cad-field--string"/);
   assert.match(html, /<label for="cad-p-name"[^>]*>Name<\/label>/);
+});
+
+Deno.test("parameter field - a field is rendered again only when what it shows changed", () => {
+  const onChange = () => {};
+  const limit = {
+    value: "43 mm",
+    reason: "limited by Teeth: max 43 mm",
+    announcement: "Hub: 43 mm.",
+  };
+  const shown = { param: width, value: 40, onChange, limit };
+  // Another field moved: the form re-renders, this field's inputs say the same (a new limit object
+  // with the same words included).
+  assert.equal(fieldInputsChanged(shown, { ...shown, limit: { ...limit } }), false);
+  assert.equal(
+    fieldInputsChanged({ ...shown, limit: undefined }, { ...shown, limit: null }),
+    false,
+  );
+  // What it shows changed.
+  assert.equal(fieldInputsChanged(shown, { ...shown, value: 45 }), true);
+  assert.equal(fieldInputsChanged(shown, { ...shown, limit: undefined }), true);
+  assert.equal(fieldInputsChanged(shown, { ...shown, limit: { ...limit, value: "44 mm" } }), true);
+  assert.equal(fieldInputsChanged(shown, { ...shown, disabled: true }), true);
+  assert.equal(fieldInputsChanged(shown, { ...shown, param: { ...width } }), true);
+  // A partner's inline handler is new on each render: the field takes the new one.
+  assert.equal(fieldInputsChanged(shown, { ...shown, onChange: () => {} }), true);
+  assert.equal(fieldInputsChanged({ ...shown, value: NaN }, { ...shown, value: NaN }), false);
 });
