@@ -13,6 +13,7 @@ import {
   type Ref,
   useEffect,
   useImperativeHandle,
+  useMemo,
   useRef,
   useState,
 } from "react";
@@ -27,6 +28,7 @@ import { useSession } from "./use_session.ts";
 import { Viewer } from "./Viewer.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 import { enforceThemeContrast } from "../../../../lib/client/theme_contrast.ts";
+import { sameEffective } from "../../../../lib/client/effective_value_text.ts";
 import { sizeText, trianglesText } from "../../../../lib/client/model_description.ts";
 import {
   createShareUrl,
@@ -201,6 +203,20 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
     render(next);
     if (announce) emit.current?.({ type: "change", values: next });
   };
+  // A stable handler, so the form's fields re-render only when what they show changed.
+  const applyRef = useRef(apply);
+  applyRef.current = apply;
+  const onFieldChange = useMemo(
+    () => (name: string, v: unknown) => applyRef.current({ ...valuesRef.current, [name]: v }, true),
+    [],
+  );
+  // Every answer carries a new `effective` object (usually empty): keep the one the form has
+  // while it says the same, so that an answer does not re-render the form's fields.
+  const effectiveRef = useRef(result?.effective);
+  if (!sameEffective(effectiveRef.current, result?.effective)) {
+    effectiveRef.current = result?.effective;
+  }
+  const effective = effectiveRef.current;
 
   // The first render once the project is here: the schema's defaults, then the given values.
   useEffect(() => {
@@ -304,9 +320,8 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
           ? h(ParameterForm, {
             schema: project.schema,
             values,
-            onChange: (name: string, v: unknown) =>
-              apply({ ...valuesRef.current, [name]: v }, true),
-            effective: result?.effective,
+            onChange: onFieldChange,
+            effective,
           })
           : h(
             "div",

@@ -9,12 +9,16 @@
  * Each control is described (aria-describedby) by its help text and, while refused, its error;
  * the switch has one label (the field's), as in islands/ParameterForm.tsx.
  */
-import { createElement as h, type ReactNode, useState } from "react";
+import { createElement as h, memo, type ReactNode, useState } from "react";
 import {
   type ParameterDescriptor,
   type ParameterSchema,
 } from "../../../../lib/dag/parameter_schema.ts";
-import { checkParameterValue, parameterFieldIds } from "../../../../lib/client/parameter_field.ts";
+import {
+  checkParameterValue,
+  fieldInputsChanged,
+  parameterFieldIds,
+} from "../../../../lib/client/parameter_field.ts";
 import {
   type EffectiveValueText,
   effectiveValueText,
@@ -67,11 +71,11 @@ export function ParameterForm(props: ParameterFormProps): ReactNode {
         { className: "cad-form__group", key: group },
         group ? h("legend", null, group) : null,
         params.map((p) =>
-          h(Field, {
+          h(MemoField, {
             key: p.name,
             param: p,
             value: valueOf(p),
-            onChange: (v: unknown) => props.onChange(p.name, v),
+            onChange: props.onChange,
             disabled: props.disabled,
             limit: limits.get(p.name),
           })
@@ -94,11 +98,19 @@ export function ParameterForm(props: ParameterFormProps): ReactNode {
 interface FieldProps {
   param: ParameterDescriptor;
   value: unknown;
-  onChange: (value: unknown) => void;
+  /** The form's `onChange`, called with this field's parameter name. */
+  onChange: (name: string, value: unknown) => void;
   disabled?: boolean;
   /** The value the model uses instead, and why (the design limited it). */
   limit?: EffectiveValueText;
 }
+
+/**
+ * A field rendered again only when what it shows changed (`fieldInputsChanged`): a slider step
+ * re-renders the moved field, not the whole form. The form's `onChange` should be stable across
+ * renders (the configurator's is); a new one each render re-renders every field, as before.
+ */
+const MemoField = memo(Field, (now, next) => !fieldInputsChanged(now, next));
 
 function Field(
   { param, value, onChange, disabled, limit }: FieldProps,
@@ -111,7 +123,7 @@ function Field(
     const verdict = checkParameterValue(param, v);
     setMessage(verdict.ok ? null : verdict.message);
     setDraft(verdict.ok ? null : typed ?? null);
-    if (verdict.ok) onChange(verdict.value);
+    if (verdict.ok) onChange(param.name, verdict.value);
   };
   let control: ReactNode = null;
   switch (param.kind) {
