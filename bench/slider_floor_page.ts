@@ -35,7 +35,7 @@ import type { DecodedMesh } from "../lib/client/mesh_decode.ts";
 import { type DecodedRenderBody, decodeRenderBody } from "../lib/client/render_body.ts";
 import { instanceMatrices } from "../lib/dag/wire_instances.ts";
 import { fitDistance, sphereOfBox } from "../lib/client/camera_fit.ts";
-import { lightAsTheView, SCENE_STAND_IN } from "../lib/client/scene_view.ts";
+import { lightAsTheView, partMaterial } from "../lib/client/scene_view.ts";
 
 const params = new URL(location.href).searchParams;
 const width = Number(params.get("w") ?? 700);
@@ -66,8 +66,7 @@ let shown: { group: Group; geometries: Map<string, BufferGeometry> } | undefined
 function material(color: string): MeshStandardMaterial {
   let m = materials.get(color);
   if (!m) {
-    m = new MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.05, flatShading: true });
-    if (standIn) m.emissive.setScalar(SCENE_STAND_IN.sheen);
+    m = partMaterial(color, standIn);
     materials.set(color, m);
   }
   return m;

@@ -121,6 +121,16 @@ export function standInLight(): HemisphereLight {
   return light;
 }
 
+/**
+ * A part's material as every drawing of the model makes it (`SCENE_LOOK.material` in `color`),
+ * with `SCENE_STAND_IN.sheen` as its emissive when the scene is lit by the stand-in.
+ */
+export function partMaterial(color: string, standIn: boolean): MeshStandardMaterial {
+  const material = new MeshStandardMaterial({ color: new Color(color), ...SCENE_LOOK.material });
+  if (standIn) material.emissive.setScalar(SCENE_STAND_IN.sheen);
+  return material;
+}
+
 /** The light `environment: "auto"` settles on for `renderer`: the stand-in on a software rasterizer. */
 export function autoLighting(renderer: WebGLRenderer): SceneLighting {
   return isSoftwareRenderer(rendererName(renderer.getContext())) ? "stand-in" : "map";
@@ -612,8 +622,7 @@ export class SceneView {
   #material(color: string): MeshStandardMaterial {
     let material = this.#materials.get(color);
     if (!material) {
-      material = new MeshStandardMaterial({ color: new Color(color), ...SCENE_LOOK.material });
-      if (this.#standIn) material.emissive.setScalar(SCENE_STAND_IN.sheen);
+      material = partMaterial(color, this.#standIn !== undefined);
       // Bounded in practice by the schema's colors; cap it anyway.
       if (this.#materials.size >= 64) {
         const [oldest, m] = this.#materials.entries().next().value!;

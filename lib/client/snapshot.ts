@@ -44,7 +44,7 @@ import type { BoundingBox } from "../dag/scene.ts";
 import type { ReadonlySignal } from "@preact/signals-core";
 import type { RenderState } from "./render_client.ts";
 import type { RenderResult } from "./render_result.ts";
-import { lightAsTheView, SCENE_LOOK, SCENE_STAND_IN } from "./scene_view.ts";
+import { lightAsTheView, partMaterial, SCENE_LOOK } from "./scene_view.ts";
 
 /** What a snapshot looks like; every member optional. */
 export interface SnapshotOptions {
@@ -309,8 +309,7 @@ function buildParts(
     }
     let material = materials.get(part.color);
     if (!material) {
-      material = new MeshStandardMaterial({ color: new Color(part.color), ...SCENE_LOOK.material });
-      if (standIn) material.emissive.setScalar(SCENE_STAND_IN.sheen);
+      material = partMaterial(part.color, standIn);
       materials.set(part.color, material);
       owned.push(material);
     }
