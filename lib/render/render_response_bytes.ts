@@ -105,10 +105,20 @@ export class PreparedScene {
   ) {
     this.text = text;
     this.#sceneEnd = sceneEnd;
-    this.#meshes = meshes;
-    this.#parts = parts;
     this.#sceneRest = sceneRest;
-    this.#binary = binaryPrefix(parts, sceneRest, meshes);
+    const { bytes, offsets } = binaryLayout(parts, sceneRest, meshes);
+    this.#binary = bytes;
+    // From here on the instance and mesh buffers are views of the binary form: an L1 entry holds
+    // each mesh's bytes once, not once decoded and again inside the binary form.
+    const view = (from: Uint8Array, k: number) =>
+      bytes.subarray(offsets[k], offsets[k] + from.byteLength);
+    let k = 0;
+    this.#parts = parts.map((part) => ({ ...part, bytes: view(part.bytes, k++) }));
+    this.#meshes = meshes.map((mesh) => ({
+      ...mesh,
+      vertices: view(mesh.vertices, k++),
+      indices: view(mesh.indices, k++),
+    }));
     // A string of Latin-1 characters holds one byte each, any other two. Compressed prefixes come
     // later; room for them is counted now (the L1 bound is set once per entry): they are well
     // under half their input, and a scene is rarely asked for in more than two form-codings.
@@ -324,6 +334,18 @@ function binaryPrefix(
   sceneRest: string,
   meshes: readonly PreparedMesh[],
 ): Uint8Array<ArrayBuffer> {
+  return binaryLayout(parts, sceneRest, meshes).bytes;
+}
+
+/**
+ * `binaryPrefix`, and where each buffer landed in it: `offsets` in the order the buffers are
+ * written (each part's instances, then each mesh's vertices and indices).
+ */
+function binaryLayout(
+  parts: readonly PreparedInstances[],
+  sceneRest: string,
+  meshes: readonly PreparedMesh[],
+): { bytes: Uint8Array<ArrayBuffer>; offsets: number[] } {
   let at = 0;
   const buffers: Uint8Array[] = [];
   const places: number[] = [];
@@ -357,7 +379,7 @@ function binaryPrefix(
   view.setUint32(12, at, true);
   out.set(head, RENDER_BINARY_HEADER);
   buffers.forEach((bytes, k) => out.set(bytes, dataStart + places[k]));
-  return out;
+  return { bytes: out, offsets: places.map((place) => dataStart + place) };
 }
 
 /** `bytes` followed by the UTF-8 of `text`. */
