@@ -73,6 +73,11 @@ export class BurstClient {
     this.#lines = readLines(this.#child.stdout)[Symbol.asyncIterator]();
   }
 
+  /** The client process's id (its CPU time is read by render-capacity). */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
   /** Runs one burst in the client process. */
   async send(burst: Burst): Promise<BurstResult> {
     await this.#writer.write(new TextEncoder().encode(JSON.stringify(burst) + "\n"));

@@ -24,6 +24,8 @@ import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, mintRenderHeaders, startRenderBenchServer } from "./render_fixture.ts";
 import { rotateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
+import { addCpuDelta, CpuMeter, type CpuSample, localRedisPid } from "./cpu_time.ts";
+import { createClient } from "redis";
 
 const CLIENTS = 32;
 const RENDERS_PER_CLIENT = 4;
@@ -93,13 +95,24 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const valuesOf = (r: number) =>
       Array.from({ length: perRound }, (_, k) => capacityValues(r * perRound + k));
     const refusals: Record<string, number> = {};
-    const burst = async (url: string, body: (values: GearValues) => string) => {
+    // CPU time of each side's rounds, by thread group and process (the Redis server, the client).
+    const meter = new CpuMeter({ "redis-server": await redisPid(), client: client.pid });
+    const cpu: Record<"product" | "floor", CpuSample> = { product: {}, floor: {} };
+    const burst = async (
+      url: string,
+      body: (values: GearValues) => string,
+      side: "product" | "floor",
+    ) => {
       const list = valuesOf(round);
       const clients = headers.map((h, c) => ({
         headers: h,
         bodies: list.filter((_, k) => k % CLIENTS === c).map(body),
       }));
-      return await client.loops({ url, clients });
+      const before = meter.sample();
+      const out = await client.loops({ url, clients });
+      const after = meter.sample();
+      if (before && after) addCpuDelta(cpu[side], before, after);
+      return out;
     };
     const [direct, served, floored] = await rotateRounds<RoundFigure>(
       ROUNDS,
@@ -110,7 +123,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
           return { ms: batch.ms, rps: perRound / (batch.ms / 1000), perBuildMs, refused: 0 };
         },
         async () => {
-          const out = await burst(kernel.target.url, bodyOf);
+          const out = await burst(kernel.target.url, bodyOf, "product");
           for (const [why, n] of Object.entries(out.refusals)) {
             refusals[why] = (refusals[why] ?? 0) + n;
           }
@@ -124,7 +137,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
           return { ms: out.ms, rps: out.served / (out.ms / 1000), perBuildMs: 0, refused };
         },
         async () => {
-          const out = await burst(floor.url, floorBodyOf);
+          const out = await burst(floor.url, floorBodyOf, "floor");
           if (out.served !== perRound) {
             problems.push(`round ${round + 1}: the floor failed a render: ${out.sampleError}`);
           }
@@ -171,6 +184,10 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         }${floorRatio < TARGET ? " (the floor itself misses the target)" : ""}; product ÷ floor ${
           median(served.map((s, i) => s.rps / floored[i].rps)).toFixed(2)
         }`,
+        ...cpuLines(cpu, {
+          product: served.reduce((a, s) => a + perRound - s.refused, 0),
+          floor: perRound * ROUNDS,
+        }),
         `per-round ratios ${served.map((s, i) => (s.rps / direct[i].rps).toFixed(2)).join(" ")}`,
         `direct builds/s: ${direct.map((d) => d.rps.toFixed(1)).join(" ")}`,
         `server renders/s: ${served.map((s) => s.rps.toFixed(1)).join(" ")}`,
@@ -184,6 +201,46 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     await floor.close();
     await kernel.close();
   }
+}
+
+/** The Redis server's pid when it runs on this machine (its CPU time is then read too). */
+async function redisPid(): Promise<number | undefined> {
+  const redis = createClient({ url: BENCH_REDIS_URL });
+  try {
+    await redis.connect();
+    return localRedisPid(await redis.info("server"));
+  } catch {
+    return undefined;
+  } finally {
+    if (redis.isOpen) await redis.close();
+  }
+}
+
+/**
+ * CPU ms per served render of each side by thread group and process, product / floor: where the
+ * product's extra cost per render goes (empty when `/proc` could not be read).
+ */
+function cpuLines(
+  cpu: Record<"product" | "floor", CpuSample>,
+  renders: Record<"product" | "floor", number>,
+): string[] {
+  const groups = [...new Set([...Object.keys(cpu.product), ...Object.keys(cpu.floor)])];
+  if (groups.length === 0) return [];
+  const per = (side: "product" | "floor", group?: string) => {
+    const ms = group === undefined
+      ? Object.values(cpu[side]).reduce((a, b) => a + b, 0)
+      : cpu[side][group] ?? 0;
+    return ms / Math.max(1, renders[side]);
+  };
+  const order = ["main", "workers", "V8 helpers", "runtime", "redis-server", "client"];
+  groups.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return [
+    `CPU per render, product / floor (ms, all threads and processes of the rounds): total ${
+      per("product").toFixed(2)
+    } / ${per("floor").toFixed(2)}; ` +
+    groups.map((g) => `${g} ${per("product", g).toFixed(2)} / ${per("floor", g).toFixed(2)}`)
+      .join(", "),
+  ];
 }
 
 /** Cold renders/s from 32 clients ÷ direct builds on as many threads; refusals counted (target 0). */

@@ -1,0 +1,81 @@
+/**
+ * CPU time by thread, read from Linux's `/proc/<pid>/task/<tid>/schedstat` (nanoseconds on a
+ * CPU): where a bench's CPU went, not its wall time. render-capacity uses it to split what one
+ * render costs the product and the floor between this process's main thread, its worker threads,
+ * V8's helper threads (parallel and concurrent GC, background compilation) and the rest of the
+ * runtime, the Redis server and the client process — on two shared CPUs, throughput at saturation
+ * is what all of them spend together. Elsewhere than Linux it reads nothing (`undefined`).
+ */
+
+/** CPU milliseconds by group: this process's thread groups and each named process. */
+export type CpuSample = Record<string, number>;
+
+/** The group a thread of this process counts in, by its name (`/proc/…/comm`) and id. */
+function groupOf(tid: string, name: string): string {
+  if (tid === String(Deno.pid)) return "main";
+  if (name.startsWith("worker-")) return "workers";
+  if (name.startsWith("V8 ")) return "V8 helpers";
+  return "runtime";
+}
+
+/** CPU ms of every thread of `pid`, summed per `group(tid, name)`; undefined when unreadable. */
+function threadsOf(
+  pid: number,
+  group: (tid: string, name: string) => string,
+): CpuSample | undefined {
+  const out: CpuSample = {};
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const dir = `/proc/${pid}/task/${task.name}`;
+      try {
+        const ns = Number(Deno.readTextFileSync(`${dir}/schedstat`).split(" ")[0]);
+        const key = group(task.name, Deno.readTextFileSync(`${dir}/comm`).trim());
+        out[key] = (out[key] ?? 0) + ns / 1e6;
+      } catch {
+        // The thread ended between the listing and the read: its time is gone with it.
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return out;
+}
+
+/** Reads the CPU time of this process's threads and of other processes by name. */
+export class CpuMeter {
+  readonly #others: Record<string, number>;
+
+  /** `others` names processes to read beside this one (for example the Redis server). */
+  constructor(others: Record<string, number | undefined> = {}) {
+    this.#others = Object.fromEntries(
+      Object.entries(others).filter((entry): entry is [string, number] => entry[1] !== undefined),
+    );
+  }
+
+  /** CPU ms so far per group, or undefined when this system has no `/proc` schedstat. */
+  sample(): CpuSample | undefined {
+    const own = threadsOf(Deno.pid, groupOf);
+    if (!own) return undefined;
+    for (const [name, pid] of Object.entries(this.#others)) {
+      const total = threadsOf(pid, () => name);
+      if (total) own[name] = total[name] ?? 0;
+    }
+    return own;
+  }
+}
+
+/** `to` − `from`, added into `into` (groups that spent nothing are kept at 0). */
+export function addCpuDelta(into: CpuSample, from: CpuSample, to: CpuSample): void {
+  for (const [key, ms] of Object.entries(to)) into[key] = (into[key] ?? 0) + ms - (from[key] ?? 0);
+}
+
+/** The pid of the Redis server at `info` (an `INFO server` reply) if it runs on this machine. */
+export function localRedisPid(info: string): number | undefined {
+  const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/comm`).startsWith("redis") ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
