@@ -14,6 +14,8 @@
  * direct builds is the most any kernel-api of the mandated shape (HTTP in front, a budget spend in
  * Redis, the client and Redis on the same CPUs as the workers) reaches here; the verdict stays on
  * the product ÷ the direct builds, as the issue states it, and the report adds product ÷ floor.
+ * It also prints each side's CPU per served render by thread group and process (`cpu_time.ts`): at
+ * saturation the throughput ratio is the CPU ratio, so that line says where the extra time goes.
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { defaultPoolSize } from "../lib/kernel/worker_pool.ts";
@@ -206,6 +208,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
 /** The Redis server's pid when it runs on this machine (its CPU time is then read too). */
 async function redisPid(): Promise<number | undefined> {
   const redis = createClient({ url: BENCH_REDIS_URL });
+  redis.on("error", () => {}); // no pid then: the CPU line leaves the Redis server out
   try {
     await redis.connect();
     return localRedisPid(await redis.info("server"));
