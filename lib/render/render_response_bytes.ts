@@ -106,19 +106,12 @@ export class PreparedScene {
     this.text = text;
     this.#sceneEnd = sceneEnd;
     this.#sceneRest = sceneRest;
-    const { bytes, offsets } = binaryLayout(parts, sceneRest, meshes);
-    this.#binary = bytes;
     // From here on the instance and mesh buffers are views of the binary form: an L1 entry holds
     // each mesh's bytes once, not once decoded and again inside the binary form.
-    const view = (from: Uint8Array, k: number) =>
-      bytes.subarray(offsets[k], offsets[k] + from.byteLength);
-    let k = 0;
-    this.#parts = parts.map((part) => ({ ...part, bytes: view(part.bytes, k++) }));
-    this.#meshes = meshes.map((mesh) => ({
-      ...mesh,
-      vertices: view(mesh.vertices, k++),
-      indices: view(mesh.indices, k++),
-    }));
+    const binary = binaryPrefix(parts, sceneRest, meshes);
+    this.#binary = binary.bytes;
+    this.#parts = binary.parts;
+    this.#meshes = binary.meshes;
     // A string of Latin-1 characters holds one byte each, any other two. Compressed prefixes come
     // later; room for them is counted now (the L1 bound is set once per entry): they are well
     // under half their input, and a scene is rarely asked for in more than two form-codings.
@@ -270,7 +263,7 @@ export class PreparedScene {
     const body = form === "json"
       ? this.text.slice(0, this.#sceneEnd) + MESHES_OPEN +
         kept.map((m) => this.text.slice(m.start, m.end)).join(",") + "}," + members + "}"
-      : concat(binaryPrefix(this.#parts, this.#sceneRest, kept), "{" + members + "}");
+      : concat(binaryPrefix(this.#parts, this.#sceneRest, kept).bytes, "{" + members + "}");
     if (coding === null) return { body, coding };
     const bytes = typeof body === "string" ? encoder.encode(body) : body;
     return { body: compressSync(bytes, coding, "dynamic"), coding };
@@ -327,25 +320,14 @@ function requestMembers(head: ResponseHead, omitted: string[]): string {
 
 /**
  * The binary form up to its tail (lib/dag/render_binary.ts): header, head, padding, data (each
- * part's instance buffer, then each mesh's vertex and index buffers).
+ * part's instance buffer, then each mesh's vertex and index buffers); with `parts` and `meshes`
+ * again, their buffers now views of those bytes.
  */
 function binaryPrefix(
   parts: readonly PreparedInstances[],
   sceneRest: string,
   meshes: readonly PreparedMesh[],
-): Uint8Array<ArrayBuffer> {
-  return binaryLayout(parts, sceneRest, meshes).bytes;
-}
-
-/**
- * `binaryPrefix`, and where each buffer landed in it: `offsets` in the order the buffers are
- * written (each part's instances, then each mesh's vertices and indices).
- */
-function binaryLayout(
-  parts: readonly PreparedInstances[],
-  sceneRest: string,
-  meshes: readonly PreparedMesh[],
-): { bytes: Uint8Array<ArrayBuffer>; offsets: number[] } {
+): { bytes: Uint8Array<ArrayBuffer>; parts: PreparedInstances[]; meshes: PreparedMesh[] } {
   let at = 0;
   const buffers: Uint8Array[] = [];
   const places: number[] = [];
@@ -379,7 +361,17 @@ function binaryLayout(
   view.setUint32(12, at, true);
   out.set(head, RENDER_BINARY_HEADER);
   buffers.forEach((bytes, k) => out.set(bytes, dataStart + places[k]));
-  return { bytes: out, offsets: places.map((place) => dataStart + place) };
+  // The buffers in the order they were placed above: each part's, then each mesh's two.
+  let k = 0;
+  const placed = () => {
+    const start = dataStart + places[k];
+    return out.subarray(start, start + buffers[k++].byteLength);
+  };
+  return {
+    bytes: out,
+    parts: parts.map((part) => ({ ...part, bytes: placed() })),
+    meshes: meshes.map((mesh) => ({ ...mesh, vertices: placed(), indices: placed() })),
+  };
 }
 
 /** `bytes` followed by the UTF-8 of `text`. */
