@@ -29,7 +29,7 @@ import {
 import { EmbedBridge, resolveParentOrigin } from "../lib/client/embed_bridge.ts";
 import type { ParameterSchema } from "../lib/dag/parameter_schema.ts";
 import { enforceThemeContrast } from "../lib/client/theme_contrast.ts";
-import { sameEffective } from "../lib/client/effective_value_text.ts";
+import { keptEffective } from "../lib/client/effective_value_text.ts";
 import { createShareUrl, restoreFromUrl, type ShareNote } from "../lib/client/share_link.ts";
 import {
   renderSnapshot,
@@ -246,10 +246,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   // Every answer carries a new `effective` object (usually empty): keep the one the form has
   // while it says the same, so that an answer does not re-diff the form before its frame.
   const effectiveRef = useRef(result?.effective);
-  if (!sameEffective(effectiveRef.current, result?.effective)) {
-    effectiveRef.current = result?.effective;
-  }
-  const effective = effectiveRef.current;
+  const effective = effectiveRef.current = keptEffective(effectiveRef.current, result?.effective);
   const form = useMemo(
     () =>
       schema

@@ -75,6 +75,23 @@ export function sameEffective(
   });
 }
 
+/**
+ * The `effective` report a form should show: `kept` while `next` says the same (each answer carries
+ * its own object, usually empty, and a new object would re-render the form before its frame).
+ *
+ * @example
+ * ```ts
+ * const kept = {};
+ * keptEffective(kept, {}) === kept; // true
+ * ```
+ */
+export function keptEffective(
+  kept: Record<string, EffectiveValue> | undefined,
+  next: Record<string, EffectiveValue> | undefined,
+): Record<string, EffectiveValue> | undefined {
+  return sameEffective(kept, next) ? kept : next;
+}
+
 /** A number as a form shows it: at most three decimals, no trailing zeros. */
 export function formatValue(x: number): string {
   return String(Math.round(x * 1000) / 1000);

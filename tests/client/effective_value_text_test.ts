@@ -1,6 +1,10 @@
 /** What the form says about a limited parameter (lib/client/effective_value_text.ts). */
 import assert from "node:assert/strict";
-import { effectiveValueText, sameEffective } from "@/lib/client/effective_value_text.ts";
+import {
+  effectiveValueText,
+  keptEffective,
+  sameEffective,
+} from "@/lib/client/effective_value_text.ts";
 import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
 
 const schema = validateParameterSchema(
@@ -71,4 +75,13 @@ Deno.test("effective value text - two renders' reports compared by what they say
     false,
   );
   assert.equal(sameEffective({ hubDiameter: hub }, { boreDiameter: hub }), false);
+});
+
+Deno.test("effective value text - keptEffective keeps the report a form has while the next one says the same", () => {
+  const kept = {};
+  assert.equal(keptEffective(kept, {}), kept);
+  assert.equal(keptEffective(undefined, undefined), undefined);
+  const next = { hubDiameter: { requested: 60, value: 45, bound: "max" as const, by: ["teeth"] } };
+  assert.equal(keptEffective(kept, next), next);
+  assert.equal(keptEffective(next, undefined), undefined);
 });

@@ -28,7 +28,7 @@ import { useSession } from "./use_session.ts";
 import { Viewer } from "./Viewer.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 import { enforceThemeContrast } from "../../../../lib/client/theme_contrast.ts";
-import { sameEffective } from "../../../../lib/client/effective_value_text.ts";
+import { keptEffective } from "../../../../lib/client/effective_value_text.ts";
 import { sizeText, trianglesText } from "../../../../lib/client/model_description.ts";
 import {
   createShareUrl,
@@ -213,10 +213,7 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
   // Every answer carries a new `effective` object (usually empty): keep the one the form has
   // while it says the same, so that an answer does not re-render the form's fields.
   const effectiveRef = useRef(result?.effective);
-  if (!sameEffective(effectiveRef.current, result?.effective)) {
-    effectiveRef.current = result?.effective;
-  }
-  const effective = effectiveRef.current;
+  const effective = effectiveRef.current = keptEffective(effectiveRef.current, result?.effective);
 
   // The first render once the project is here: the schema's defaults, then the given values.
   useEffect(() => {
