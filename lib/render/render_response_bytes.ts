@@ -255,7 +255,7 @@ export class PreparedScene {
         const tail = open + scene + "," + request + "}";
         return { body: form === "json" ? this.text + tail : concat(this.#binary, tail), coding };
       }
-      const coded = this.#codedPrefix(form, coding, open + scene + ",");
+      const coded = this.#codedPrefix(form, coding, open + scene + ",", head.cache !== "miss");
       return { body: coded.finish(encoder.encode(request + "}")), coding };
     }
     const kept = this.#meshes.filter((m) => !held!.has(m.hash));
@@ -269,13 +269,18 @@ export class PreparedScene {
     return { body: compressSync(bytes, coding, "dynamic"), coding };
   }
 
-  #codedPrefix(form: RenderForm, coding: ContentCoding, members: string): CodedPrefix {
+  #codedPrefix(
+    form: RenderForm,
+    coding: ContentCoding,
+    members: string,
+    fromCache: boolean,
+  ): CodedPrefix {
     const key = `${form}:${coding}:${members}`;
     const prefixOf = () =>
       concat(form === "json" ? encoder.encode(this.text) : this.#binary, members);
     const held = this.#coded.get(key);
     if (held) {
-      if (coding === "br" && !held.upgrading) this.#upgrade(held, prefixOf());
+      if (coding === "br" && fromCache && !held.upgrading) this.#upgrade(held, prefixOf());
       return held.prefix;
     }
     const prefix = CodedPrefix.compress(prefixOf(), coding);
@@ -287,11 +292,14 @@ export class PreparedScene {
 
   /**
    * Replaces the fast brotli prefix of `entry` by a denser one made off the request path, so the
-   * later requests get fewer bytes (docs/api.md, compression). Started when a prefix is served a
-   * second time: a configuration asked for once (most slider positions, a burst of new values)
-   * never pays the dense coding's CPU, which on a saturated node is taken from the evaluations
-   * (render-capacity: 0.59 → 0.74 of the direct builds without it). An entry evicted meanwhile
-   * is not brought back; a failure keeps the fast prefix.
+   * later requests get fewer bytes (docs/api.md, compression). Started when a prefix is served
+   * again from a cache (L1 or L2), after the answers of its own evaluation: a configuration asked
+   * for once (most slider positions, a burst of new values) never pays the dense coding's CPU,
+   * which on a saturated node is taken from the evaluations (render-capacity: 0.59 → 0.74 of the
+   * direct builds without it), and neither does a burst of identical requests that one
+   * evaluation answers (single flight), where it competed for the CPU with answering the burst
+   * (render-flight: ~10 ms of a thread per burst). An entry evicted meanwhile is not brought back;
+   * a failure keeps the fast prefix.
    */
   #upgrade(entry: CodedEntry, prefix: Uint8Array): void {
     entry.upgrading = true;

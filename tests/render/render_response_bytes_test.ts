@@ -145,7 +145,7 @@ Deno.test("response bytes - a coded prefix finishes with any tail, also past one
   }
 });
 
-Deno.test("response bytes - a served brotli prefix is replaced by a denser one off the request path", async () => {
+Deno.test("response bytes - a brotli prefix served again from a cache is replaced by a denser one off the request path", async () => {
   const scene = await studPlate();
   const prepared = PreparedScene.fromScene(scene);
   const head = { ...HEAD, cache: "l1" as const, remaining: 7 };
@@ -153,6 +153,10 @@ Deno.test("response bytes - a served brotli prefix is replaced by a denser one o
   const first = bytesOf(prepared.response(head, [], "binary", "br").body);
   assert.deepEqual(decompress(first, "br"), identity);
   // Served once: no dense coding yet (a configuration asked for once never pays it).
+  assert.equal(prepared.upgradesStarted, 0);
+  // Nor when its own evaluation's answers are served again (a single-flight burst's joiners).
+  const joiner = { ...head, cache: "miss" as const };
+  for (let i = 0; i < 3; i++) prepared.response(joiner, [], "binary", "br");
   assert.equal(prepared.upgradesStarted, 0);
   const second = bytesOf(prepared.response(head, [], "binary", "br").body);
   assert.deepEqual(second, first);
