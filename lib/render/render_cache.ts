@@ -63,6 +63,8 @@ export class RenderCache {
   readonly #ttl: number;
   readonly #l2Max: number;
   readonly #flight = new SingleFlight<{ scene: PreparedScene; cache: CacheLevel }>();
+  /** L2 reads started by `prefetch` and not answered yet, by key (shared by identical requests). */
+  readonly #prefetching = new Map<string, L2Prefetch>();
   readonly #counts: RenderCacheCounts = { l1: 0, l2: 0, evaluations: 0 };
   readonly #lease?: RenderLease;
   readonly #notices?: FlightNotices;
@@ -169,9 +171,15 @@ export class RenderCache {
    * ```
    */
   prefetch(key: string): L2Prefetch | undefined {
-    // Nothing to read when L1 holds it, or when a caller is already reading or computing it.
+    // Nothing to read when L1 holds it, or when a caller is already computing it; a read already
+    // on its way is shared (a burst of identical requests sends one GET, not one each).
     if (!this.#redis || this.#l1.has(key) || this.#flight.has(key)) return undefined;
-    return { key, scene: this.#l2Get(key) };
+    const pending = this.#prefetching.get(key);
+    if (pending) return pending;
+    const read: L2Prefetch = { key, scene: this.#l2Get(key) };
+    this.#prefetching.set(key, read);
+    read.scene.finally(() => this.#prefetching.delete(key));
+    return read;
   }
 
   /** Number of scenes and bytes held in L1 (for metrics and tests). */

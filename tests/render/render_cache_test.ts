@@ -166,7 +166,7 @@ Deno.test("cache - single flight shares one run and forgets it afterwards", asyn
   assert.equal(flight.size, 0);
 });
 
-Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the key, and counted", async () => {
+Deno.test("cache - a prefetched L2 read is used once, shared while on its way, skipped when L1 holds the key, and counted", async () => {
   await withRedis(async (redis, prefix) => {
     const log = new Logger("error", () => {});
     const writer = new RenderCache({ redis, prefix, log });
@@ -188,6 +188,15 @@ Deno.test("cache - a prefetched L2 read is used once, skipped when L1 holds the 
     assert.equal(evaluations, 1);
     assert.deepEqual(reader.counts(), { l1: 0, l2: 1, evaluations: 0 });
     assert.equal((await reader.getOrCompute(key, compute)).cache, "l1");
+    // Identical requests in a burst share one read while it is on its way; a later one reads again.
+    const fresh = new RenderCache({ redis, prefix, log });
+    const first = fresh.prefetch(key);
+    assert.ok(first);
+    assert.equal(fresh.prefetch(key), first, "one GET for the burst");
+    assert.deepEqual((await first.scene)?.toScene(), scene(24));
+    const again = fresh.prefetch(key);
+    assert.ok(again && again !== first, "an answered read is not kept");
+    await again.scene;
     // A prefetch for another key is ignored.
     const other = rid(16);
     const stale = reader.prefetch(key) ??
