@@ -3,7 +3,8 @@
  * (the pool never sends a second job before the first is answered).
  *
  * Protocol (worker_protocol.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
- * the pool posts `{ id, dag, limits }`; the worker answers `{ type: "result", id, scene }` or
+ * the pool posts `{ id, dag, limits }`; the worker answers `{ type: "result", id, json }` (the scene
+ * as JSON text) or
  * `{ type: "error", id, error, fatal }`. `fatal` means the error was not an EvalError (a WASM
  * abort, an out-of-memory, a bug): the module may be corrupt, so the pool replaces this worker.
  */
@@ -38,7 +39,7 @@ async function start(): Promise<void> {
         return;
       }
       const scene = await evaluateDag(dag, runtime, limits);
-      scope.postMessage({ type: "result", id, scene });
+      scope.postMessage({ type: "result", id, json: JSON.stringify(scene) });
     } catch (err) {
       const error = toWireError(err);
       scope.postMessage({ type: "error", id, error, fatal: error.code === "internal_error" });

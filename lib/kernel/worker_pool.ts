@@ -269,7 +269,7 @@ export class WorkerPool {
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     slot.job = undefined;
-    if (reply.type === "result") this.#settle(job, undefined, reply.scene);
+    if (reply.type === "result") this.#settle(job, undefined, JSON.parse(reply.json) as Scene);
     else if (reply.type === "file") this.#settle(job, undefined, reply.bytes);
     else {
       this.#settle(job, fromWireError(reply.error));
