@@ -36,7 +36,11 @@ export interface WorkerPoolOptions {
   admission?: Partial<Omit<AdmissionLimits, "maxQueued">>;
   /** Expected evaluation time before any has been timed (ms); default 250. */
   initialEstimateMs?: number;
-  /** How long a job may wait in the queue (ms); default its own `deadlineMs`. */
+  /**
+   * How long a job may wait in the queue (ms); default the later of its own `deadlineMs` and the
+   * admission's `maxWaitMs` (a job with a short evaluation deadline, e.g. python mode, is not
+   * refused sooner than the wait it was admitted under).
+   */
   queueTimeoutMs?: number;
   /** Limits every job is evaluated under; default docs/dag.md's. */
   limits?: Partial<EvalLimits>;
@@ -109,6 +113,8 @@ export class WorkerPool {
   /** Workers at most. */
   readonly size: number;
   readonly #queueTimeoutMs?: number;
+  /** The admission's bound on the expected wait (ms): no job is refused for waiting before it. */
+  readonly #maxWaitMs: number;
   readonly #limits: EvalLimits;
   readonly #workerUrl: string;
   readonly #slots: Slot[] = [];
@@ -128,6 +134,7 @@ export class WorkerPool {
     this.#admission = new Admission(this.size, limits, options.initialEstimateMs);
     this.#queue = new FairQueue(limits.tokenRunning);
     this.#queueTimeoutMs = options.queueTimeoutMs;
+    this.#maxWaitMs = limits.maxWaitMs;
     this.#limits = { ...DEFAULT_EVAL_LIMITS, ...options.limits };
     this.#workerUrl = String(options.workerUrl ?? new URL("./kernel_worker.ts", import.meta.url));
   }
@@ -202,7 +209,7 @@ export class WorkerPool {
           job,
           busy("queue_timeout", "No render worker became free in time.", wait / 1000),
         );
-      }, this.#queueTimeoutMs ?? job.deadlineMs);
+      }, this.#queueTimeoutMs ?? Math.max(job.deadlineMs, this.#maxWaitMs));
       this.#pump();
     });
   }

@@ -250,6 +250,32 @@ Deno.test("kernel - pool: a job that waits in the queue past its deadline is ref
   }
 });
 
+Deno.test("kernel - pool: a job with a short deadline waits in the queue as long as admission allows", async () => {
+  // Python-mode renders have a 5 s deadline; the queue wait they were admitted under may be longer
+  // (a loaded machine, a worker still starting): the wait is bounded by the later of the two.
+  const pool = new WorkerPool({ size: 1, maxQueue: 4, admission: { maxWaitMs: 60_000 } });
+  try {
+    await pool.warm();
+    const started = performance.now();
+    const running = pool.evaluate(heavy(), { deadlineMs: 600 });
+    const queued = pool.evaluate(bracket(), { deadlineMs: 100 }).then(
+      () => "served",
+      (err) => err instanceof EvalError ? `${err.code}/${err.reason}` : String(err),
+    );
+    await assert.rejects(running, isEval("render_timeout", "deadline"));
+    const outcome = await queued;
+    // It waited past its own 100 ms behind the 600 ms job and was not refused for waiting; on a
+    // loaded machine its own evaluation may still hit its 100 ms deadline in the fresh worker.
+    assert.ok(performance.now() - started >= 600, "it waited for the running job");
+    assert.ok(
+      outcome === "served" || outcome === "render_timeout/deadline",
+      `not refused for its wait: ${outcome}`,
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("kernel - pool: aborting a running job kills only its worker", async () => {
   const pool = new WorkerPool({ size: 1 });
   try {
