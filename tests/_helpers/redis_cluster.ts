@@ -43,10 +43,13 @@ export class LocalRedisCluster {
     const nodes: ClusterNode[] = [];
     const cluster = new LocalRedisCluster(nodes);
     try {
-      for (let i = 0; i < masters * (1 + replicas); i++) {
-        nodes.push(await spawnNode(options.nodeTimeoutMs ?? 5000));
-      }
-      await Promise.all(nodes.map((n) => waitForPort(n.port)));
+      const started = await Promise.all(
+        Array.from(
+          { length: masters * (1 + replicas) },
+          () => startNode(options.nodeTimeoutMs ?? 5000),
+        ),
+      );
+      nodes.push(...started);
       const create = await new Deno.Command("redis-cli", {
         args: [
           "--cluster",
@@ -232,9 +235,36 @@ async function spawnNode(nodeTimeoutMs: number): Promise<ClusterNode> {
   return { port, busPort, dir, child, paused: false };
 }
 
-async function waitForPort(port: number): Promise<void> {
+/**
+ * A node listening on its own ports. `freePort` only picks a port that was free a moment ago: a
+ * parallel test can take it (or its bus port) first, and then this redis-server cannot bind and
+ * exits, or the port answers for another server. So the node counts as started only when the
+ * server on its port has this child's pid; otherwise it is started again on new ports.
+ */
+async function startNode(nodeTimeoutMs: number): Promise<ClusterNode> {
+  for (let attempt = 1;; attempt++) {
+    const node = await spawnNode(nodeTimeoutMs);
+    let exited = false;
+    node.child.status.then(() => exited = true);
+    try {
+      await waitForPort(node.port, () => exited);
+      const info = String(await nodeCommand(node.port, ["INFO", "server"]));
+      if (Number(/^process_id:(\d+)/m.exec(info)?.[1]) === node.child.pid) return node;
+      throw new Error(`port ${node.port} answered for another redis-server`);
+    } catch (err) {
+      try {
+        node.child.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await node.child.status;
+      await Deno.remove(node.dir, { recursive: true }).catch(() => {});
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
+async function waitForPort(port: number, gone = () => false): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !gone()) {
     try {
       const conn = await Deno.connect({ hostname: "127.0.0.1", port });
       conn.close();
