@@ -9,7 +9,6 @@
  * bytes }` instead: the export file built on the worker from the exact geometry (docs/exports.md).
  */
 import type { Dag } from "../dag/dag_types.ts";
-import type { Scene } from "../dag/scene.ts";
 import type { WireError } from "./eval_errors.ts";
 import type { EvalLimits } from "./eval_limits.ts";
 import type { ExportFormat } from "../dag/export_format.ts";
