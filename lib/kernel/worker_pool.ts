@@ -113,8 +113,6 @@ export class WorkerPool {
   /** Workers at most. */
   readonly size: number;
   readonly #queueTimeoutMs?: number;
-  /** The admission's bound on the expected wait (ms): no job is refused for waiting before it. */
-  readonly #maxWaitMs: number;
   readonly #limits: EvalLimits;
   readonly #workerUrl: string;
   readonly #slots: Slot[] = [];
@@ -134,7 +132,6 @@ export class WorkerPool {
     this.#admission = new Admission(this.size, limits, options.initialEstimateMs);
     this.#queue = new FairQueue(limits.tokenRunning);
     this.#queueTimeoutMs = options.queueTimeoutMs;
-    this.#maxWaitMs = limits.maxWaitMs;
     this.#limits = { ...DEFAULT_EVAL_LIMITS, ...options.limits };
     this.#workerUrl = String(options.workerUrl ?? new URL("./kernel_worker.ts", import.meta.url));
   }
@@ -209,7 +206,7 @@ export class WorkerPool {
           job,
           busy("queue_timeout", "No render worker became free in time.", wait / 1000),
         );
-      }, this.#queueTimeoutMs ?? Math.max(job.deadlineMs, this.#maxWaitMs));
+      }, this.#queueTimeoutMs ?? Math.max(job.deadlineMs, this.#admission.limits.maxWaitMs));
       this.#pump();
     });
   }
