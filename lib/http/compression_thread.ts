@@ -6,6 +6,7 @@
  */
 import zlib from "node:zlib";
 import type { CompressionJob, CompressionReply } from "./compression_worker.ts";
+import { brotliWindowBits } from "./content_coding.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<CompressionJob>) => void) | null;
@@ -19,6 +20,7 @@ scope.onmessage = ({ data: job }) => {
         params: {
           [zlib.constants.BROTLI_PARAM_QUALITY]: job.quality,
           [zlib.constants.BROTLI_PARAM_SIZE_HINT]: job.bytes.byteLength,
+          [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(job.bytes.byteLength),
         },
         ...(job.flush ? { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH } : {}),
       })

@@ -14,7 +14,7 @@
  * The cost per response is a copy of the compressed prefix and a CRC of the tail.
  */
 import zlib from "node:zlib";
-import type { ContentCoding } from "../http/content_coding.ts";
+import { brotliWindowBits, type ContentCoding } from "../http/content_coding.ts";
 import { compressOffThread } from "../http/compression_worker.ts";
 
 /**
@@ -43,6 +43,8 @@ function brotliOptions(prefix: Uint8Array, quality: number): zlib.BrotliOptions 
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: quality,
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: prefix.byteLength,
+      // The tail adds no distances, so the prefix alone sets the window (see brotliWindowBits).
+      [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(prefix.byteLength),
     },
     finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
   };

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliStreamWindowBits } from "../_helpers/brotli_window.ts";
 import {
+  brotliWindowBits,
   codedEtag,
   compress,
   compressSync,
@@ -42,6 +44,26 @@ Deno.test("http - content coding: both codings and both efforts round-trip", asy
     assert.deepEqual(new Uint8Array(gunzipSync(gz)), text);
     const brAsync = await compress(text, "br", effort);
     assert.deepEqual(new Uint8Array(brotliDecompressSync(brAsync)), text);
+  }
+});
+
+Deno.test("http - content coding: brotli declares the smallest window that holds the body", async () => {
+  // 2^bits − 16 bytes of window (RFC 7932 §9.1), from 10 to 24 bits.
+  assert.equal(brotliWindowBits(0), 10);
+  assert.equal(brotliWindowBits(1008), 10);
+  assert.equal(brotliWindowBits(1009), 11);
+  assert.equal(brotliWindowBits(5000), 13);
+  assert.equal(brotliWindowBits(65520), 16);
+  assert.equal(brotliWindowBits(65521), 17);
+  assert.equal(brotliWindowBits(1 << 30), 24);
+  for (const size of [10, 5000, 70_000, 300_000]) {
+    const text = new Uint8Array(size).map((_, i) => 97 + ((i * 7) % 26));
+    for (const effort of ["static", "dynamic"] as const) {
+      for (const br of [compressSync(text, "br", effort), await compress(text, "br", effort)]) {
+        assert.equal(brotliStreamWindowBits(br), brotliWindowBits(size), `${size} ${effort}`);
+        assert.deepEqual(new Uint8Array(brotliDecompressSync(br)), text);
+      }
+    }
   }
 });
 

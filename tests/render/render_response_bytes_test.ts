@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import { PreparedScene, type RenderForm } from "@/lib/render/render_response_bytes.ts";
 import { CodedPrefix } from "@/lib/render/coded_prefix.ts";
+import { brotliStreamWindowBits } from "../_helpers/brotli_window.ts";
 import type { Scene } from "@/lib/dag/scene.ts";
-import type { ContentCoding } from "@/lib/http/content_coding.ts";
+import { brotliWindowBits, type ContentCoding } from "@/lib/http/content_coding.ts";
 import { evaluateDag } from "@/lib/kernel/evaluate.ts";
 import { meshEncoderReady } from "@/lib/kernel/mesh_encoding.ts";
 import { decodeRenderBody } from "@/lib/client/render_body.ts";
@@ -135,6 +136,14 @@ Deno.test("response bytes - a coded prefix finishes with any tail, also past one
   const prefix = new TextEncoder().encode('{"a":"' + "xyz".repeat(5000) + '",');
   for (const coding of ["br", "gzip"] as const) {
     const coded = CodedPrefix.compress(prefix, coding);
+    if (coding === "br") {
+      // The window fits the prefix (the tail adds no distances): a decoder of this unfinished
+      // stream allocates that much, not the default 4 MiB.
+      assert.equal(
+        brotliStreamWindowBits(coded.finish(new Uint8Array(0))),
+        brotliWindowBits(prefix.byteLength),
+      );
+    }
     for (const size of [0, 1, 65535, 65536, 200_000]) {
       const tail = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
       const all = new Uint8Array(prefix.byteLength + size);
@@ -183,6 +192,10 @@ Deno.test("response bytes - a brotli prefix served again from a cache is replace
 Deno.test("response bytes - an upgraded brotli prefix finishes with any tail", async () => {
   const prefix = new TextEncoder().encode('{"a":"' + "xyz".repeat(5000) + '",');
   const coded = await CodedPrefix.upgradeBrotli(prefix);
+  assert.equal(
+    brotliStreamWindowBits(coded.finish(new Uint8Array(0))),
+    brotliWindowBits(prefix.byteLength),
+  );
   for (const size of [0, 1, 65536]) {
     const tail = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
     const all = new Uint8Array(prefix.byteLength + size);
