@@ -61,21 +61,23 @@ export function negotiateContentCoding(
 }
 
 /**
- * The brotli window (`BROTLI_PARAM_LGWIN`, 10–24) for a body of `size` bytes: the smallest whose
- * window (2^bits − 16 bytes) holds the whole body. A window larger than the body compresses no
- * better, but a decoder of a stream that is not one last meta-block (a flushed render prefix, a
- * body of several meta-blocks) allocates its ring buffer at the stream's window: at the default
- * 22 bits that is 4 MiB per response, which cost Deno's fetch about 0.27 ms more per 8 KB render
- * response than a fitted window (docs/performance.md).
+ * The brotli window (`BROTLI_PARAM_LGWIN`, 17–24) for a body of `size` bytes: the smallest whose
+ * window (2^bits − 16 bytes) holds the whole body, and at least 17 bits. A window larger than the
+ * body compresses no better, but a decoder of a stream that is not one last meta-block (a flushed
+ * render prefix, a body of several meta-blocks) may allocate its ring buffer at the declared
+ * window: at brotli's default of 22 bits, 4 MiB per response, which cost Deno's fetch about
+ * 0.27 ms more per 8 KB render answer than 15–18 bits did. Below 17 bits brotli's encoder picks
+ * its forgetful-chain hashers at qualities 5–9, whose set-up costs ~2 ms per call even for a few
+ * kilobytes (against ~0.2 ms at 17 bits), so 17 is the floor (docs/performance.md).
  *
  * @example
  * ```ts
- * brotliWindowBits(5_000); // 13
- * brotliWindowBits(0); // 10
+ * brotliWindowBits(5_000); // 17
+ * brotliWindowBits(1_000_000); // 20
  * ```
  */
 export function brotliWindowBits(size: number): number {
-  return Math.min(24, Math.max(10, Math.ceil(Math.log2(size + 16))));
+  return Math.min(24, Math.max(17, Math.ceil(Math.log2(size + 16))));
 }
 
 function options(coding: ContentCoding, effort: CompressionEffort, size: number): zlib.ZlibOptions {
