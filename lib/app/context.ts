@@ -89,5 +89,6 @@ export function renderDeps(ctx: RouteContext): RenderServices {
 
 /** The client's IP address: the socket peer, or per `TRUSTED_PROXIES` (lib/http/client_ip.ts). */
 export function clientIp(ctx: RouteContext): string {
-  return requestClientIp(ctx, ctx.var.deps.config.trustedProxies);
+  // ctx.get, not ctx.var: Hono builds a fresh object of every variable on each `ctx.var`.
+  return requestClientIp(ctx, ctx.get("deps").config.trustedProxies);
 }

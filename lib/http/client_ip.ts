@@ -76,7 +76,7 @@ export class TrustedProxies {
    * `X-Forwarded-For` header, several headers joined by commas); "unknown" without a peer address.
    */
   clientIp(peer: string | undefined, forwardedFor: string | null): string {
-    let client = peer === undefined ? null : normalizeIp(peer);
+    let client = peer === undefined ? null : normalizedPeer(peer);
     if (client === null) return "unknown";
     if (this.#hops === 0 && !this.#ranges) return client;
     const hops = forwardedFor === null ? [] : forwardedFor.split(",");
@@ -116,6 +116,20 @@ function addRange(list: BlockList, range: string, entry: string): void {
     throw new TrustedProxiesError(`"${entry}": the prefix length must be from 0 to ${max}`);
   }
   list.addSubnet(ip, Number(bits), type);
+}
+
+/** Socket peers seen lately, normalized (a few regular expressions and `isIP` per request saved). */
+const peers = new Map<string, string | null>();
+const MAX_PEERS = 4096;
+
+function normalizedPeer(peer: string): string | null {
+  let ip = peers.get(peer);
+  if (ip === undefined) {
+    ip = normalizeIp(peer);
+    if (peers.size >= MAX_PEERS) peers.clear();
+    peers.set(peer, ip);
+  }
+  return ip;
 }
 
 /**

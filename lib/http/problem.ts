@@ -4,6 +4,7 @@
  */
 import { authChallenge } from "./auth_challenge.ts";
 import { ERROR_CODES, type ErrorCode, isErrorCode } from "./error_codes.ts";
+import { jsonResponse } from "./json_response.ts";
 
 /** Extension members a problem may carry besides the RFC 9457 ones. */
 export type ProblemExtensions = Record<string, unknown>;
@@ -112,9 +113,8 @@ export function problemResponse(err: unknown, requestId?: string): Response {
   };
   if (requestId) body.instance = `urn:request:${requestId}`;
   const headers = problemHeaders(e);
-  headers.set("content-type", PROBLEM_CONTENT_TYPE);
   headers.set("cache-control", "no-store");
   // Every 503 says when to come back (docs/errors.md); the error's own value wins.
   if (info.status === 503 && !headers.has("retry-after")) headers.set("retry-after", "1");
-  return new Response(JSON.stringify(body), { status: info.status, headers });
+  return jsonResponse(body, { status: info.status, headers }, PROBLEM_CONTENT_TYPE);
 }

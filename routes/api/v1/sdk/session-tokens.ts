@@ -1,6 +1,7 @@
 /** POST /api/v1/sdk/session-tokens — mint an `sv1.` session token (spec 4.1), both flows. */
 import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBody } from "@/lib/http/json_body.ts";
+import { jsonResponse } from "@/lib/http/json_response.ts";
 import { mintSessionToken } from "@/lib/hub/mint.ts";
 import type { MintResponse } from "@/lib/hub/mint_request.ts";
 import { anyKeyListsOrigin } from "@/lib/store/sdk_keys.ts";
@@ -57,7 +58,7 @@ export const handler: Handlers = corsEndpoint({
         expiresAt: result.expiresAt,
         mode: result.mode,
       };
-      const response = Response.json(payload, {
+      const response = jsonResponse(payload, {
         headers: { ...result.headers, "cache-control": "no-store" },
       });
       // A minted token's origin is an allowed origin of its key: no index lookup needed.
