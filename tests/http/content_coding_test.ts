@@ -47,7 +47,7 @@ Deno.test("http - content coding: both codings and both efforts round-trip", asy
   }
 });
 
-Deno.test("http - content coding: brotli declares the smallest window that holds the body", async () => {
+Deno.test("http - content coding: brotli declares the smallest window of 17 bits or more that holds the body", async () => {
   // 2^bits − 16 bytes of window (RFC 7932 §9.1), from 17 bits (below, brotli's encoder switches
   // to hashers that cost milliseconds to set up) to 24.
   assert.equal(brotliWindowBits(0), 17);
