@@ -157,6 +157,7 @@ export async function renderRequest(
     checked.have,
     form,
     negotiateContentCoding(input.acceptEncoding),
+    negotiateContentCoding(input.acceptEncoding, ["gzip"]) === "gzip",
   );
   return { cache, body: response, form };
 }
