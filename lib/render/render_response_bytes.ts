@@ -240,9 +240,8 @@ export class PreparedScene {
    * The whole response body in `form`, compressed in the client's preferred `coding` (null:
    * identity) or, in the binary form when it prefers brotli and `gzipAccepted`, in gzip until a
    * dense brotli prefix is ready (the body's `coding` says which): the scene, the meshes the client
-   * does not hold
-   * (`have`), then `omitted` and `head`'s members. With nothing omitted, the bytes before the
-   * per-request members are compressed once per form and coding and reused.
+   * does not hold (`have`), then `omitted` and `head`'s members. With nothing omitted, the bytes
+   * before the per-request members are compressed once per form and coding and reused.
    *
    * @example
    * ```ts
@@ -344,8 +343,9 @@ export class PreparedScene {
   }
 
   /**
-   * Replaces the fast brotli prefix of `entry` by a denser one made off the request path, so the
-   * later requests get fewer bytes (docs/api.md, compression). Started when a prefix is served
+   * Replaces the fast brotli prefix of `entry` (or fills an entry that has none, for clients that
+   * got gzip meanwhile) by a denser one made off the request path, so the later requests get fewer
+   * bytes (docs/api.md, compression). Started when a prefix is served
    * again from a cache (L1 or L2), after the answers of its own evaluation: a configuration asked
    * for once (most slider positions, a burst of new values) never pays the dense coding's CPU,
    * which on a saturated node is taken from the evaluations (render-capacity: 0.59 → 0.74 of the
