@@ -118,7 +118,7 @@ function addRange(list: BlockList, range: string, entry: string): void {
   list.addSubnet(ip, Number(bits), type);
 }
 
-/** Socket peers seen lately, normalized (a few regular expressions and `isIP` per request saved). */
+/** Socket peers seen lately, normalized (saves a few regular expressions and `isIP` a request). */
 const peers = new Map<string, string | null>();
 const MAX_PEERS = 4096;
 

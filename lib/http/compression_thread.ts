@@ -6,7 +6,7 @@
  */
 import zlib from "node:zlib";
 import type { CompressionJob, CompressionReply } from "./compression_worker.ts";
-import { brotliWindowBits } from "./content_coding.ts";
+import { brotliParams } from "./content_coding.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<CompressionJob>) => void) | null;
@@ -17,11 +17,7 @@ scope.onmessage = ({ data: job }) => {
   try {
     const out = job.coding === "br"
       ? zlib.brotliCompressSync(job.bytes, {
-        params: {
-          [zlib.constants.BROTLI_PARAM_QUALITY]: job.quality,
-          [zlib.constants.BROTLI_PARAM_SIZE_HINT]: job.bytes.byteLength,
-          [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(job.bytes.byteLength),
-        },
+        params: brotliParams(job.quality, job.bytes.byteLength),
         ...(job.flush ? { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH } : {}),
       })
       : zlib.gzipSync(job.bytes, { level: job.quality });

@@ -37,7 +37,22 @@ export function negotiateContentCoding(
   acceptEncoding: string | null | undefined,
   offered: readonly ContentCoding[] = PREFERENCE,
 ): ContentCoding | null {
-  if (!acceptEncoding) return null;
+  return acceptedCodings(acceptEncoding).find((coding) => offered.includes(coding)) ?? null;
+}
+
+/**
+ * Every coding this server can send that an `Accept-Encoding` value accepts, best first (the
+ * client's weights, ties in our preference): what `negotiateContentCoding` chooses from, for a
+ * caller that needs more than the first (one parse of the header).
+ *
+ * @example
+ * ```ts
+ * acceptedCodings("gzip, br;q=0.8"); // ["gzip", "br"]
+ * acceptedCodings("br, gzip;q=0"); // ["br"]
+ * ```
+ */
+export function acceptedCodings(acceptEncoding: string | null | undefined): ContentCoding[] {
+  if (!acceptEncoding) return [];
   const weights = new Map<string, number>();
   for (const item of acceptEncoding.split(",")) {
     const [coding, ...params] = item.trim().toLowerCase().split(";");
@@ -47,17 +62,9 @@ export function negotiateContentCoding(
     const weight = q === undefined ? 1 : Number(q.slice(2));
     weights.set(name, Number.isFinite(weight) && weight >= 0 && weight <= 1 ? weight : 0);
   }
-  let best: ContentCoding | null = null;
-  let bestWeight = 0;
-  for (const coding of PREFERENCE) {
-    if (!offered.includes(coding)) continue;
-    const weight = weights.get(coding) ?? weights.get("*") ?? 0;
-    if (weight > bestWeight) {
-      best = coding;
-      bestWeight = weight;
-    }
-  }
-  return best;
+  const weight = (coding: ContentCoding) => weights.get(coding) ?? weights.get("*") ?? 0;
+  // A stable sort: equal weights keep PREFERENCE's order.
+  return PREFERENCE.filter((coding) => weight(coding) > 0).sort((a, b) => weight(b) - weight(a));
 }
 
 /**
@@ -80,15 +87,26 @@ export function brotliWindowBits(size: number): number {
   return Math.min(24, Math.max(17, Math.ceil(Math.log2(size + 16))));
 }
 
+/**
+ * The brotli parameters every coder here uses for `size` bytes at `quality`: the quality, the size
+ * as a hint, and the window of `brotliWindowBits`.
+ *
+ * @example
+ * ```ts
+ * zlib.brotliCompressSync(bytes, { params: brotliParams(5, bytes.byteLength) });
+ * ```
+ */
+export function brotliParams(quality: number, size: number): Record<number, number> {
+  return {
+    [zlib.constants.BROTLI_PARAM_QUALITY]: quality,
+    [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
+    [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(size),
+  };
+}
+
 function options(coding: ContentCoding, effort: CompressionEffort, size: number): zlib.ZlibOptions {
   if (coding === "gzip") return { level: effort === "static" ? 9 : 6 };
-  return {
-    params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: effort === "static" ? 11 : 5,
-      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
-      [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(size),
-    },
-  } as zlib.ZlibOptions;
+  return { params: brotliParams(effort === "static" ? 11 : 5, size) } as zlib.ZlibOptions;
 }
 
 function view(out: Uint8Array): Uint8Array<ArrayBuffer> {

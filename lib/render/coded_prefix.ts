@@ -14,7 +14,7 @@
  * The cost per response is a copy of the compressed prefix and a CRC of the tail.
  */
 import zlib from "node:zlib";
-import { brotliWindowBits, type ContentCoding } from "../http/content_coding.ts";
+import { brotliParams, type ContentCoding } from "../http/content_coding.ts";
 import { compressOffThread } from "../http/compression_worker.ts";
 
 /**
@@ -40,12 +40,8 @@ const MAX_BLOCK = 0xffff;
 /** brotli at `quality`, ended by a flush: byte-aligned and unfinished, ready for a tail. */
 function brotliOptions(prefix: Uint8Array, quality: number): zlib.BrotliOptions {
   return {
-    params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: quality,
-      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: prefix.byteLength,
-      // The tail adds no distances, so the prefix alone sets the window (see brotliWindowBits).
-      [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(prefix.byteLength),
-    },
+    // The tail adds no distances, so the prefix alone sets the window (see brotliWindowBits).
+    params: brotliParams(quality, prefix.byteLength),
     finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
   };
 }

@@ -12,7 +12,7 @@ import type { CacheLevel } from "../dag/render_response.ts";
 import type { RenderCache } from "./render_cache.ts";
 import type { PreparedBody, RenderForm } from "./render_response_bytes.ts";
 import { negotiateRenderForm } from "./render_form.ts";
-import { negotiateContentCoding } from "../http/content_coding.ts";
+import { acceptedCodings } from "../http/content_coding.ts";
 import type { BudgetSpend, BudgetStore } from "./budget.ts";
 import type { RevocationList } from "./revocation_replica.ts";
 import type { SessionClaims } from "../token/claims.ts";
@@ -144,6 +144,7 @@ export async function renderRequest(
   }
   const { scene, cache } = rendered;
   const form = negotiateRenderForm(input.accept);
+  const codings = acceptedCodings(input.acceptEncoding);
   const response = scene.response(
     {
       kernel: input.kernel,
@@ -156,8 +157,8 @@ export async function renderRequest(
     },
     checked.have,
     form,
-    negotiateContentCoding(input.acceptEncoding),
-    negotiateContentCoding(input.acceptEncoding, ["gzip"]) === "gzip",
+    codings[0] ?? null,
+    codings.includes("gzip"),
   );
   return { cache, body: response, form };
 }

@@ -336,7 +336,7 @@ export class PreparedScene {
     return concat(form === "json" ? encoder.encode(this.text) : this.#binary, members);
   }
 
-  /** Keeps `entry` under `key`; bounded, as one scene is rarely asked for under more than one version. */
+  /** Keeps `entry` under `key`; bounded, as a scene is rarely asked for under two versions. */
   #keep(key: string, entry: CodedEntry): void {
     if (this.#coded.size >= MAX_CODED) this.#coded.delete(this.#coded.keys().next().value!);
     this.#coded.set(key, entry);

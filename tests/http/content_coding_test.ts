@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { brotliStreamWindowBits } from "../_helpers/brotli_window.ts";
 import {
+  acceptedCodings,
   brotliWindowBits,
   codedEtag,
   compress,
@@ -32,6 +33,15 @@ Deno.test("http - content coding: the client's highest weight wins, ties go to b
     assert.equal(negotiateContentCoding(header), expected, header ?? "null");
   }
   assert.equal(negotiateContentCoding("gzip, br", ["gzip"]), "gzip");
+});
+
+Deno.test("http - content coding: every accepted coding, best first, in one parse", () => {
+  assert.deepEqual(acceptedCodings(null), []);
+  assert.deepEqual(acceptedCodings("identity"), []);
+  assert.deepEqual(acceptedCodings("gzip, deflate, br, zstd"), ["br", "gzip"]);
+  assert.deepEqual(acceptedCodings("gzip, br;q=0.8"), ["gzip", "br"]);
+  assert.deepEqual(acceptedCodings("br, gzip;q=0"), ["br"]);
+  assert.deepEqual(acceptedCodings("*;q=0.5, gzip"), ["gzip", "br"]);
 });
 
 Deno.test("http - content coding: both codings and both efforts round-trip", async () => {
