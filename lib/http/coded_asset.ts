@@ -22,6 +22,7 @@ import {
 } from "./content_coding.ts";
 import { addVary, COMPRESSION_THRESHOLD, isCompressibleType } from "./compression.ts";
 import { ifNoneMatchHits } from "./conditional.ts";
+import { leanResponse } from "./lean_response.ts";
 
 /** Above this size an asset's brotli is made at the `dynamic` effort. */
 export const HUGE_ASSET = 4 * 1024 * 1024;
@@ -177,7 +178,7 @@ export async function assetResponse(
   }
   if (coding) headers.set("content-encoding", coding);
   headers.set("content-length", String(body.byteLength));
-  return new Response(request.method === "HEAD" ? null : body, { headers });
+  return leanResponse(request.method === "HEAD" ? null : body, { headers });
 }
 
 /**

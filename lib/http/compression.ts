@@ -19,6 +19,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { codedEtag, compress, compressSync, negotiateContentCoding } from "./content_coding.ts";
 import { ifNoneMatchHits } from "./conditional.ts";
+import { leanResponse } from "./lean_response.ts";
 
 /** Bodies shorter than this are sent as they are: the coding's framing eats the gain. */
 export const COMPRESSION_THRESHOLD = 1024;
@@ -139,5 +140,5 @@ function replace(
   headers: Headers,
 ): void {
   c.res = undefined;
-  c.res = new Response(body, { status: init.status, statusText: init.statusText, headers });
+  c.res = leanResponse(body, { status: init.status, statusText: init.statusText, headers });
 }

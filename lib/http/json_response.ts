@@ -2,7 +2,9 @@
  * JSON responses that declare their length. A body of unknown length costs the compression
  * middleware (lib/http/compression.ts) a clone and a read of the response to learn whether it
  * reaches the compression threshold; a declared `Content-Length` answers that from the headers.
+ * They are lean (lib/http/lean_response.ts): middleware adds headers to every one of them.
  */
+import { leanResponse } from "./lean_response.ts";
 
 const encoder = new TextEncoder();
 
@@ -21,8 +23,9 @@ export function jsonResponse(
   contentType = "application/json",
 ): Response {
   const body = encoder.encode(JSON.stringify(value));
-  const headers = new Headers(init.headers);
+  const res = leanResponse(body, { status: init.status, headers: init.headers ?? {} });
+  const headers = res.headers;
   headers.set("content-type", contentType);
   headers.set("content-length", String(body.byteLength));
-  return new Response(body, { status: init.status ?? 200, headers });
+  return res;
 }

@@ -12,6 +12,7 @@ import type { Context } from "hono";
 import { fileURLToPath } from "node:url";
 import { islandBuildOf } from "../web/islands_build.ts";
 import { SDK_TYPES } from "./types_build.ts";
+import { leanResponse } from "../http/lean_response.ts";
 
 /** The SDK's bundles, built with the islands: entry name → module file. */
 export const SDK_BUNDLES: Readonly<Record<"embed" | "sdk", string>> = {
@@ -44,7 +45,7 @@ export async function sdkModuleResponse(
   const types = `${origin}/sdk/v1/types/${build.inputHash}/${SDK_TYPES[which]}`;
   // `export *` also evaluates the bundle, which defines <cad-configurator> for embed.js.
   const body = `export * from ${JSON.stringify(url)};\n`;
-  return new Response(body, {
+  return leanResponse(body, {
     headers: {
       ...PUBLIC_MODULE_CORS,
       "content-type": "text/javascript; charset=utf-8",

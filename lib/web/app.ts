@@ -11,6 +11,7 @@ import { compression } from "../http/compression.ts";
 import { AppError, problemResponse, toAppError } from "../http/problem.ts";
 import type { Manifest, WebEnv } from "./context.ts";
 import { manifestIslandBuild } from "./islands_build.ts";
+import { MemoRouter } from "./memo_router.ts";
 import { mountRoutes } from "./router.ts";
 import { staticFiles } from "./static_files.ts";
 
@@ -56,7 +57,8 @@ export function createWebApp<E extends WebEnv & Env>(
   manifest: Manifest<E>,
   options: WebAppOptions<E>,
 ): Hono<E> {
-  const app = new Hono<E>();
+  // Remembers recent route matches (lib/web/memo_router.ts): most requests repeat a few paths.
+  const app = new Hono<E>({ router: new MemoRouter() });
   // Hono's variable map is keyed by the app's E; the framework only touches its own variables.
   const vars = (c: Context<E>) => c as unknown as Context<WebEnv>;
   const islandBuild = () => manifestIslandBuild(manifest, options.islandEntries);
@@ -70,9 +72,9 @@ export function createWebApp<E extends WebEnv & Env>(
     options.init?.(c, requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);
-    const route = c.req.routePath === "*" || c.req.routePath === "/*"
-      ? "unmatched"
-      : c.req.routePath;
+    // Read once: Hono builds an array of every matched route's path on each read.
+    const matched = c.req.routePath;
+    const route = matched === "*" || matched === "/*" ? "unmatched" : matched;
     options.observe?.(c, {
       method: c.req.method,
       route,

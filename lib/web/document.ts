@@ -8,6 +8,7 @@
 import { type ComponentChildren, h, type VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { contentSecurityPolicy, type CspDirectives, newNonce } from "./csp.ts";
+import { leanResponse } from "../http/lean_response.ts";
 
 /**
  * Who may frame a document: `"nobody"` (`frame-ancestors 'none'` and `X-Frame-Options: DENY` for
@@ -49,7 +50,7 @@ export function documentResponse<P>(options: DocumentOptions<P>): Response {
     nonce,
     frameAncestors: framing === "anyone" ? undefined : framing === "nobody" ? [] : framing,
   });
-  return new Response(html, {
+  return leanResponse(html, {
     status: options.status ?? 200,
     headers: {
       ...options.headers,

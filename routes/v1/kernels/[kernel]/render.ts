@@ -1,6 +1,7 @@
 /** POST /v1/kernels/<kernel>/render — render a finished DAG for a session-token holder (spec 4.2). */
 import type { CorsPolicy } from "@/lib/http/cors.ts";
 import { readJsonBodyBytes } from "@/lib/http/json_body.ts";
+import { leanResponse } from "@/lib/http/lean_response.ts";
 import { renderRequest } from "@/lib/render/render.ts";
 import { MAX_RENDER_BODY_BYTES } from "@/lib/render/render_request.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/render/idempotency_key.ts";
@@ -43,13 +44,15 @@ export const handler: Handlers = corsEndpoint<RenderEndpointTrace>({
       trace.cache = result.cache;
       // The scene was serialized (and compressed) once, when first asked for in this form and
       // coding (lib/render/render_response_bytes.ts); CORS appends `Origin` to this Vary.
-      const headers = new Headers({
-        "content-type": TYPES[result.form],
-        "cache-control": "no-store",
-        vary: "Accept, Accept-Encoding",
+      const response = leanResponse(result.body.body, {
+        headers: {
+          "content-type": TYPES[result.form],
+          "cache-control": "no-store",
+          vary: "Accept, Accept-Encoding",
+        },
       });
-      if (result.body.coding) headers.set("content-encoding", result.body.coding);
-      return { response: new Response(result.body.body, { headers }), readable: true };
+      if (result.body.coding) response.headers.set("content-encoding", result.body.coding);
+      return { response, readable: true };
     },
   },
 });
