@@ -11,6 +11,7 @@
  */
 import zlib from "node:zlib";
 import { compressOffThread } from "./compression_worker.ts";
+import { headerMemo } from "./header_memo.ts";
 
 /** A content coding this server can send. */
 export type ContentCoding = "br" | "gzip";
@@ -51,8 +52,14 @@ export function negotiateContentCoding(
  * acceptedCodings("br, gzip;q=0"); // ["br"]
  * ```
  */
-export function acceptedCodings(acceptEncoding: string | null | undefined): ContentCoding[] {
-  if (!acceptEncoding) return [];
+export function acceptedCodings(
+  acceptEncoding: string | null | undefined,
+): readonly ContentCoding[] {
+  return acceptEncoding ? parsedAcceptEncoding(acceptEncoding) : [];
+}
+
+// Parsed once per distinct value (lib/http/header_memo.ts); the lists are frozen, being shared.
+const parsedAcceptEncoding = headerMemo((acceptEncoding): readonly ContentCoding[] => {
   const weights = new Map<string, number>();
   for (const item of acceptEncoding.split(",")) {
     const [coding, ...params] = item.trim().toLowerCase().split(";");
@@ -64,8 +71,10 @@ export function acceptedCodings(acceptEncoding: string | null | undefined): Cont
   }
   const weight = (coding: ContentCoding) => weights.get(coding) ?? weights.get("*") ?? 0;
   // A stable sort: equal weights keep PREFERENCE's order.
-  return PREFERENCE.filter((coding) => weight(coding) > 0).sort((a, b) => weight(b) - weight(a));
-}
+  return Object.freeze(
+    PREFERENCE.filter((coding) => weight(coding) > 0).sort((a, b) => weight(b) - weight(a)),
+  );
+});
 
 /**
  * The brotli window (`BROTLI_PARAM_LGWIN`, 17–24) for a body of `size` bytes: the smallest whose

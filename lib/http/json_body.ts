@@ -3,10 +3,7 @@
  * Content-Length cannot get more than `maxBytes` buffered).
  */
 import { AppError } from "./problem.ts";
-
-// One decoder for every body: `decode` without `stream` keeps no state between calls, and making a
-// TextDecoder costs more than decoding a small body.
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+import { decodeUtf8 } from "./utf8.ts";
 
 /** Default cap for small API bodies. */
 export const DEFAULT_MAX_JSON_BYTES = 16 * 1024;
@@ -56,12 +53,8 @@ export async function readJsonBodyBytes(
 
 /** Parses UTF-8 JSON bytes; `invalid_body` on bad UTF-8 or bad JSON. */
 export function parseJsonBytes(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new AppError("invalid_body", "The body is not valid UTF-8.");
-  }
+  const text = decodeUtf8(bytes);
+  if (text === undefined) throw new AppError("invalid_body", "The body is not valid UTF-8.");
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -7,6 +7,7 @@
  */
 import { parseJsonBytes } from "../http/json_body.ts";
 import { AppError } from "../http/problem.ts";
+import { decodeUtf8 } from "../http/utf8.ts";
 import { validate } from "../http/validate.ts";
 import type { CacheLevel } from "../dag/render_response.ts";
 import type { RenderCache } from "./render_cache.ts";
@@ -301,17 +302,6 @@ async function refund(
     deps.budgets.refund(claims.jti, claims.budget, idempotencyKey ?? undefined),
     quota ? deps.quotas?.refund(claims.client_id) : undefined,
   ]);
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The body as text, or undefined when it is not UTF-8 (the checks then refuse it). */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -5,6 +5,7 @@
  * and types we do not serve).
  */
 import { RENDER_BINARY_TYPE } from "../dag/render_binary.ts";
+import { headerMemo } from "../http/header_memo.ts";
 import type { RenderForm } from "./render_response_bytes.ts";
 
 /**
@@ -17,7 +18,11 @@ import type { RenderForm } from "./render_response_bytes.ts";
  * ```
  */
 export function negotiateRenderForm(accept: string | null | undefined): RenderForm {
-  if (!accept) return "json";
+  return accept ? formOf(accept) : "json";
+}
+
+// Weighed once per distinct value (lib/http/header_memo.ts).
+const formOf = headerMemo((accept): RenderForm => {
   let binary = 0;
   let json = 0;
   for (const item of accept.split(",")) {
@@ -30,4 +35,4 @@ export function negotiateRenderForm(accept: string | null | undefined): RenderFo
     else if (name === "application/json") json = Math.max(json, weight);
   }
   return binary > 0 && binary >= json ? "binary" : "json";
-}
+});

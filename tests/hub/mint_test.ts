@@ -238,6 +238,18 @@ Deno.test("mint - every error row of spec section 7 and the bad-input cases", as
         "unauthenticated",
       ],
       [
+        "400 a body that is not UTF-8",
+        () =>
+          app.request("/api/v1/sdk/session-tokens", {
+            method: "POST",
+            headers: { origin: f.origin, "content-type": "application/json" },
+            // {"keyId":"<0xFF>"}: the lenient decoder would read U+FFFD; the body is refused.
+            body: new Uint8Array([...new TextEncoder().encode('{"keyId":"'), 0xff, 0x22, 0x7d]),
+          }),
+        400,
+        "invalid_body",
+      ],
+      [
         "415 not JSON",
         () =>
           app.request("/api/v1/sdk/session-tokens", {

@@ -133,6 +133,37 @@ Deno.test("render - a literal NaN cannot be sent: 400 invalid_body", async () =>
   }
 });
 
+Deno.test("render - a body that is not UTF-8 is refused with invalid_body, each time", async () => {
+  const server = await startTestServer();
+  try {
+    const s = await setupRender(server.deps.kv, server.url);
+    const text = JSON.stringify({ dag: await finishedDag("plate") });
+    const at = text.indexOf('"value":80');
+    assert.ok(at > 0);
+    const valid = new TextEncoder().encode(text);
+    // A stray 0xFF inside the body: the lenient decoder would read it as U+FFFD.
+    const broken = new Uint8Array([...valid.subarray(0, at), 0xff, ...valid.subarray(at)]);
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${server.url}${RENDER}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${s.token}`,
+          origin: s.origin,
+        },
+        body: broken,
+      });
+      const problem = await expectProblem(res, 400, "invalid_body");
+      assert.match(String(problem.detail), /not valid UTF-8/);
+    }
+    const ok = await render(server.url, s.token, s.origin, text);
+    assert.equal(ok.status, 200, await ok.clone().text());
+    await ok.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("render - a computed division by zero or overflow is refused with render_failed", async (t) => {
   const server = await startTestServer();
   // The template divides by a parameter that may be 0 and squares one that may be 1e6.
