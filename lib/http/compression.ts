@@ -97,11 +97,14 @@ export function compression(
 async function compressResponse(c: Context, threshold: number): Promise<void> {
   const res = c.res;
   const h = res.headers;
+  // A short body with a declared length (every JSON answer and problem) is left as it is: one
+  // header read instead of five (each read checks its name and scans the list).
+  const declared = h.get("content-length");
+  if (declared !== null && Number(declared) < threshold) return;
   if (NO_CODING.has(res.status) || !isCompressibleType(h.get("content-type"))) return;
   if (h.has("content-encoding") || varies(h, "accept-encoding")) return;
   if (/\bno-transform\b/i.test(h.get("cache-control") ?? "")) return;
   // A clone leaves the original (an in-memory body, sent as it is when short) unread.
-  const declared = h.get("content-length");
   let bytes = declared === null ? await res.clone().bytes() : undefined;
   if ((bytes?.byteLength ?? Number(declared)) < threshold) return;
   addVary(h, "Accept-Encoding");
