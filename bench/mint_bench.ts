@@ -24,7 +24,8 @@ const MINT_PATH = "/api/v1/sdk/session-tokens";
 const CONCURRENCY = 32;
 const WARMUP_SECONDS = 1;
 const DURATION_SECONDS = 5;
-const ROUNDS = 3;
+// Five alternating rounds: with three, single runs of the same code gave product ÷ floor 0.64–0.94.
+const ROUNDS = 5;
 const PRIMING_SECONDS = 1;
 const TARGET = 0.85;
 
