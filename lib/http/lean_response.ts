@@ -5,8 +5,8 @@
  * written by middleware (CORS, compression, security headers, the request id) after its route
  * made it. So the copy is made twice. A 200 built with at most a `Content-Type` is kept in a
  * cheap static state instead, and its other headers are added through `response.headers`; the
- * server then writes the finished headers once. Measured on the mint path: ~5 µs less CPU per
- * request (docs/performance.md).
+ * server then writes the finished headers once: a server answering a mint-sized body with the
+ * hub's headers spent 32 µs of CPU per request this way against 37 (docs/performance.md).
  */
 
 /**
