@@ -9,6 +9,7 @@
  */
 import { BlockList, isIP } from "node:net";
 import type { Context } from "hono";
+import { LRUCache } from "lru-cache";
 
 /** A `TRUSTED_PROXIES` value that cannot be used; the message says which entry and why. */
 export class TrustedProxiesError extends TypeError {}
@@ -119,17 +120,15 @@ function addRange(list: BlockList, range: string, entry: string): void {
 }
 
 /** Socket peers seen lately, normalized (saves a few regular expressions and `isIP` a request). */
-const peers = new Map<string, string | null>();
-const MAX_PEERS = 4096;
+const peers = new LRUCache<string, { ip: string | null }>({ max: 4096 });
 
 function normalizedPeer(peer: string): string | null {
-  let ip = peers.get(peer);
-  if (ip === undefined) {
-    ip = normalizeIp(peer);
-    if (peers.size >= MAX_PEERS) peers.clear();
-    peers.set(peer, ip);
+  let known = peers.get(peer);
+  if (known === undefined) {
+    known = { ip: normalizeIp(peer) };
+    peers.set(peer, known);
   }
-  return ip;
+  return known.ip;
 }
 
 /**

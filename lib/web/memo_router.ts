@@ -7,6 +7,7 @@
  * answers a repeated request with one lookup. Hono treats a match as read-only (its RegExpRouter
  * shares one result between the requests to a static path as well).
  */
+import { LRUCache } from "lru-cache";
 import type { Result, Router } from "hono/router";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { SmartRouter } from "hono/router/smart-router";
@@ -16,8 +17,8 @@ import { TrieRouter } from "hono/router/trie-router";
 export const MEMO_MAX_PATH = 256;
 
 /**
- * Hono's default router (RegExpRouter, else TrieRouter) with the last `capacity` matches
- * remembered; the oldest is forgotten first.
+ * Hono's default router (RegExpRouter, else TrieRouter) with `capacity` matches remembered; the
+ * least recently used is forgotten first.
  *
  * @example
  * ```ts
@@ -27,11 +28,10 @@ export const MEMO_MAX_PATH = 256;
 export class MemoRouter<T> implements Router<T> {
   name = "MemoRouter";
   readonly #inner: Router<T>;
-  readonly #capacity: number;
-  readonly #memo = new Map<string, Result<T>>();
+  readonly #memo: LRUCache<string, Result<T>>;
 
   constructor(capacity = 512, inner?: Router<T>) {
-    this.#capacity = capacity;
+    this.#memo = new LRUCache({ max: capacity });
     this.#inner = inner ?? new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] });
   }
 
@@ -46,9 +46,6 @@ export class MemoRouter<T> implements Router<T> {
     let result = this.#memo.get(key);
     if (result === undefined) {
       result = this.#inner.match(method, path);
-      if (this.#memo.size >= this.#capacity) {
-        this.#memo.delete(this.#memo.keys().next().value!);
-      }
       this.#memo.set(key, result);
     }
     return result;
