@@ -207,15 +207,13 @@ Deno.test("cluster - a stopped master fails its own slots closed within the dead
       });
 
       cluster.resume(victim);
-      await eventually(async () => {
-        const r = await budgets.spend(onVictim[0].jti, 4, exp);
-        return r.allowed && r.remaining === 3; // the refused spends counted nothing
-      });
-      for (const t of onVictim.slice(1)) {
-        assert.deepEqual(await budgets.spend(t.jti, 4, exp), { allowed: true, remaining: 3 });
+      // After SIGCONT a loaded machine can still miss the 200 ms deadline once (see spendSurely).
+      for (const t of onVictim) {
+        // The refused spends counted nothing.
+        assert.deepEqual(await spendSurely(budgets, t.jti, exp), { allowed: true, remaining: 3 });
       }
       for (const t of elsewhere) {
-        assert.deepEqual(await budgets.spend(t.jti, 4, exp), { allowed: true, remaining: 0 });
+        assert.deepEqual(await spendSurely(budgets, t.jti, exp), { allowed: true, remaining: 0 });
       }
       await eventually(() => redisReachable(redis));
       const node = `127.0.0.1:${victim.port}`;
@@ -251,11 +249,11 @@ Deno.test("cluster - a master lost for good: its replica takes over and is found
     await cluster.waitForReplicas(); // asynchronous replication: the replica has every spend
     await cluster.kill(victim);
     // Refused (503) until the replica is promoted and the client has read the new slot map.
-    await eventually(async () => (await budgets.spend(tokens[0], 4, exp)).remaining === 2);
-    assert.notEqual((await cluster.nodeOf(`${prefix}budget:{${tokens[0]}}`)).port, victim.port);
-    for (const jti of tokens.slice(1)) {
-      assert.deepEqual(await budgets.spend(jti, 4, exp), { allowed: true, remaining: 2 });
+    // Each spend is retried with one idempotency key, so a refused try never counts twice.
+    for (const jti of tokens) {
+      assert.deepEqual(await spendSurely(budgets, jti, exp), { allowed: true, remaining: 2 });
     }
+    assert.notEqual((await cluster.nodeOf(`${prefix}budget:{${tokens[0]}}`)).port, victim.port);
     await eventually(() => redisReachable(redis));
     assert.ok(
       logs.some((l) => l.includes("left the slot map") && l.includes(`:${victim.port}`)),
@@ -266,6 +264,22 @@ Deno.test("cluster - a master lost for good: its replica takes over and is found
     await cluster.stop();
   }
 });
+
+/**
+ * Spends one render of a 4-unit budget, retrying until Redis answers, as a client retrying a 503
+ * with its `Idempotency-Key` does: a try that missed the client's deadline may still have run on
+ * Redis, and the retry then answers `replayed` with the same remaining instead of paying twice.
+ */
+async function spendSurely(budgets: RedisBudgetStore, jti: string, exp: number) {
+  const idempotency = { key: rid(12), fingerprint: "retried spend" };
+  let answer: { allowed: boolean; remaining: number | null } | undefined;
+  await eventually(async () => {
+    const { allowed, remaining } = await budgets.spend(jti, 4, exp, idempotency);
+    answer = { allowed, remaining };
+    return true;
+  });
+  return answer;
+}
 
 /** `promise`, or a failure after HANG_MS (a hang, never a timing assertion). */
 async function hangGuard<T>(promise: Promise<T>): Promise<T> {
