@@ -12,8 +12,8 @@ import { leanResponse } from "../http/lean_response.ts";
 
 /**
  * Who may frame a document: `"nobody"` (`frame-ancestors 'none'` and `X-Frame-Options: DENY` for
- * browsers without CSP 2), a list of origins (`frame-ancestors` only; empty means `'none'`), or
- * `"anyone"` (no `frame-ancestors`).
+ * browsers without CSP 2), a list of origins (`frame-ancestors` only; an empty list is `"nobody"`,
+ * header included), or `"anyone"` (no `frame-ancestors`).
  */
 export type Framing = "nobody" | "anyone" | readonly string[];
 
@@ -45,7 +45,9 @@ export interface DocumentOptions<P = unknown> {
 export function documentResponse<P>(options: DocumentOptions<P>): Response {
   const nonce = newNonce();
   const html = "<!DOCTYPE html>" + renderToString(options.render(nonce));
-  const { framing } = options;
+  const framing = Array.isArray(options.framing) && options.framing.length === 0
+    ? "nobody"
+    : options.framing;
   const csp = contentSecurityPolicy(options.csp, {
     nonce,
     frameAncestors: framing === "anyone" ? undefined : framing === "nobody" ? [] : framing,
