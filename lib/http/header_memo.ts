@@ -23,7 +23,9 @@ export const HEADER_MEMO_SIZE = 64;
  * weigh("gzip, br") === weigh("gzip, br"); // true: parsed once
  * ```
  */
-export function headerMemo<T extends {}>(parse: (value: string) => T): (value: string) => T {
+export function headerMemo<T extends NonNullable<unknown>>(
+  parse: (value: string) => T,
+): (value: string) => T {
   const parsed = new LRUCache<string, T>({ max: HEADER_MEMO_SIZE });
   return (value) => {
     let result = parsed.get(value);
