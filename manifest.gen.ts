@@ -3,53 +3,52 @@
 
 import * as $0 from "./routes/.well-known/jwks.json.ts";
 import * as $1 from "./routes/_app.tsx";
-import * as $2 from "./routes/_middleware.ts";
-import * as $3 from "./routes/api/v1/keys/[keyId]/render-quota.ts";
-import * as $4 from "./routes/api/v1/partners/[partnerId]/projects/[slug]/versions/[version].ts";
-import * as $5 from "./routes/api/v1/production-files.ts";
-import * as $6 from "./routes/api/v1/projects/[slug].ts";
-import * as $7 from "./routes/api/v1/revocations.ts";
-import * as $8 from "./routes/api/v1/sdk/session-tokens.ts";
-import * as $9 from "./routes/auth/_middleware.ts";
-import * as $10 from "./routes/auth/signin.tsx";
-import * as $11 from "./routes/auth/signout.ts";
-import * as $12 from "./routes/auth/signup.tsx";
-import * as $13 from "./routes/configurator/[project]/index.tsx";
-import * as $14 from "./routes/configurator/[project]/session-token.ts";
-import * as $15 from "./routes/docs/[name].tsx";
-import * as $16 from "./routes/docs/index.tsx";
-import * as $17 from "./routes/healthz.ts";
-import * as $18 from "./routes/index.tsx";
-import * as $19 from "./routes/metrics.ts";
-import * as $20 from "./routes/openapi.json.ts";
-import * as $21 from "./routes/problems/[code].ts";
-import * as $22 from "./routes/readyz.ts";
-import * as $23 from "./routes/sdk/v1/configurations/index.ts";
-import * as $24 from "./routes/sdk/v1/configurations/verify.ts";
-import * as $25 from "./routes/sdk/v1/embed.js.ts";
-import * as $26 from "./routes/sdk/v1/preact.js.ts";
-import * as $27 from "./routes/sdk/v1/pyodide/[version]/[file].ts";
-import * as $28 from "./routes/sdk/v1/python/[file].ts";
-import * as $29 from "./routes/sdk/v1/types/[...path].ts";
-import * as $30 from "./routes/settings/_middleware.ts";
-import * as $31 from "./routes/settings/audit.tsx";
-import * as $32 from "./routes/settings/index.ts";
-import * as $33 from "./routes/settings/keys/[keyId]/index.tsx";
-import * as $34 from "./routes/settings/keys/[keyId]/revoke.ts";
-import * as $35 from "./routes/settings/keys/[keyId]/roll.tsx";
-import * as $36 from "./routes/settings/keys/index.tsx";
-import * as $37 from "./routes/settings/keys/new.tsx";
-import * as $38 from "./routes/settings/members.tsx";
-import * as $39 from "./routes/settings/projects/[slug]/index.tsx";
-import * as $40 from "./routes/settings/projects/[slug]/keys.ts";
-import * as $41 from "./routes/settings/projects/[slug]/publish-python.tsx";
-import * as $42 from "./routes/settings/projects/index.tsx";
-import * as $43 from "./routes/settings/usage/[keyId].tsx";
-import * as $44 from "./routes/settings/usage/index.tsx";
-import * as $45 from "./routes/v1/kernels/[kernel]/ar-ticket.ts";
-import * as $46 from "./routes/v1/kernels/[kernel]/ar/[file].ts";
-import * as $47 from "./routes/v1/kernels/[kernel]/export.ts";
-import * as $48 from "./routes/v1/kernels/[kernel]/render.ts";
+import * as $2 from "./routes/api/v1/keys/[keyId]/render-quota.ts";
+import * as $3 from "./routes/api/v1/partners/[partnerId]/projects/[slug]/versions/[version].ts";
+import * as $4 from "./routes/api/v1/production-files.ts";
+import * as $5 from "./routes/api/v1/projects/[slug].ts";
+import * as $6 from "./routes/api/v1/revocations.ts";
+import * as $7 from "./routes/api/v1/sdk/session-tokens.ts";
+import * as $8 from "./routes/auth/_middleware.ts";
+import * as $9 from "./routes/auth/signin.tsx";
+import * as $10 from "./routes/auth/signout.ts";
+import * as $11 from "./routes/auth/signup.tsx";
+import * as $12 from "./routes/configurator/[project]/index.tsx";
+import * as $13 from "./routes/configurator/[project]/session-token.ts";
+import * as $14 from "./routes/docs/[name].tsx";
+import * as $15 from "./routes/docs/index.tsx";
+import * as $16 from "./routes/healthz.ts";
+import * as $17 from "./routes/index.tsx";
+import * as $18 from "./routes/metrics.ts";
+import * as $19 from "./routes/openapi.json.ts";
+import * as $20 from "./routes/problems/[code].ts";
+import * as $21 from "./routes/readyz.ts";
+import * as $22 from "./routes/sdk/v1/configurations/index.ts";
+import * as $23 from "./routes/sdk/v1/configurations/verify.ts";
+import * as $24 from "./routes/sdk/v1/embed.js.ts";
+import * as $25 from "./routes/sdk/v1/preact.js.ts";
+import * as $26 from "./routes/sdk/v1/pyodide/[version]/[file].ts";
+import * as $27 from "./routes/sdk/v1/python/[file].ts";
+import * as $28 from "./routes/sdk/v1/types/[...path].ts";
+import * as $29 from "./routes/settings/_middleware.ts";
+import * as $30 from "./routes/settings/audit.tsx";
+import * as $31 from "./routes/settings/index.ts";
+import * as $32 from "./routes/settings/keys/[keyId]/index.tsx";
+import * as $33 from "./routes/settings/keys/[keyId]/revoke.ts";
+import * as $34 from "./routes/settings/keys/[keyId]/roll.tsx";
+import * as $35 from "./routes/settings/keys/index.tsx";
+import * as $36 from "./routes/settings/keys/new.tsx";
+import * as $37 from "./routes/settings/members.tsx";
+import * as $38 from "./routes/settings/projects/[slug]/index.tsx";
+import * as $39 from "./routes/settings/projects/[slug]/keys.ts";
+import * as $40 from "./routes/settings/projects/[slug]/publish-python.tsx";
+import * as $41 from "./routes/settings/projects/index.tsx";
+import * as $42 from "./routes/settings/usage/[keyId].tsx";
+import * as $43 from "./routes/settings/usage/index.tsx";
+import * as $44 from "./routes/v1/kernels/[kernel]/ar-ticket.ts";
+import * as $45 from "./routes/v1/kernels/[kernel]/ar/[file].ts";
+import * as $46 from "./routes/v1/kernels/[kernel]/export.ts";
+import * as $47 from "./routes/v1/kernels/[kernel]/render.ts";
 import * as $$0 from "./islands/Configurator.tsx";
 import * as $$1 from "./islands/ConfiguratorProvider.tsx";
 import * as $$2 from "./islands/ParameterForm.tsx";
@@ -61,53 +60,52 @@ const manifest: Manifest = {
   routes: {
     "./routes/.well-known/jwks.json.ts": $0,
     "./routes/_app.tsx": $1,
-    "./routes/_middleware.ts": $2,
-    "./routes/api/v1/keys/[keyId]/render-quota.ts": $3,
-    "./routes/api/v1/partners/[partnerId]/projects/[slug]/versions/[version].ts": $4,
-    "./routes/api/v1/production-files.ts": $5,
-    "./routes/api/v1/projects/[slug].ts": $6,
-    "./routes/api/v1/revocations.ts": $7,
-    "./routes/api/v1/sdk/session-tokens.ts": $8,
-    "./routes/auth/_middleware.ts": $9,
-    "./routes/auth/signin.tsx": $10,
-    "./routes/auth/signout.ts": $11,
-    "./routes/auth/signup.tsx": $12,
-    "./routes/configurator/[project]/index.tsx": $13,
-    "./routes/configurator/[project]/session-token.ts": $14,
-    "./routes/docs/[name].tsx": $15,
-    "./routes/docs/index.tsx": $16,
-    "./routes/healthz.ts": $17,
-    "./routes/index.tsx": $18,
-    "./routes/metrics.ts": $19,
-    "./routes/openapi.json.ts": $20,
-    "./routes/problems/[code].ts": $21,
-    "./routes/readyz.ts": $22,
-    "./routes/sdk/v1/configurations/index.ts": $23,
-    "./routes/sdk/v1/configurations/verify.ts": $24,
-    "./routes/sdk/v1/embed.js.ts": $25,
-    "./routes/sdk/v1/preact.js.ts": $26,
-    "./routes/sdk/v1/pyodide/[version]/[file].ts": $27,
-    "./routes/sdk/v1/python/[file].ts": $28,
-    "./routes/sdk/v1/types/[...path].ts": $29,
-    "./routes/settings/_middleware.ts": $30,
-    "./routes/settings/audit.tsx": $31,
-    "./routes/settings/index.ts": $32,
-    "./routes/settings/keys/[keyId]/index.tsx": $33,
-    "./routes/settings/keys/[keyId]/revoke.ts": $34,
-    "./routes/settings/keys/[keyId]/roll.tsx": $35,
-    "./routes/settings/keys/index.tsx": $36,
-    "./routes/settings/keys/new.tsx": $37,
-    "./routes/settings/members.tsx": $38,
-    "./routes/settings/projects/[slug]/index.tsx": $39,
-    "./routes/settings/projects/[slug]/keys.ts": $40,
-    "./routes/settings/projects/[slug]/publish-python.tsx": $41,
-    "./routes/settings/projects/index.tsx": $42,
-    "./routes/settings/usage/[keyId].tsx": $43,
-    "./routes/settings/usage/index.tsx": $44,
-    "./routes/v1/kernels/[kernel]/ar-ticket.ts": $45,
-    "./routes/v1/kernels/[kernel]/ar/[file].ts": $46,
-    "./routes/v1/kernels/[kernel]/export.ts": $47,
-    "./routes/v1/kernels/[kernel]/render.ts": $48,
+    "./routes/api/v1/keys/[keyId]/render-quota.ts": $2,
+    "./routes/api/v1/partners/[partnerId]/projects/[slug]/versions/[version].ts": $3,
+    "./routes/api/v1/production-files.ts": $4,
+    "./routes/api/v1/projects/[slug].ts": $5,
+    "./routes/api/v1/revocations.ts": $6,
+    "./routes/api/v1/sdk/session-tokens.ts": $7,
+    "./routes/auth/_middleware.ts": $8,
+    "./routes/auth/signin.tsx": $9,
+    "./routes/auth/signout.ts": $10,
+    "./routes/auth/signup.tsx": $11,
+    "./routes/configurator/[project]/index.tsx": $12,
+    "./routes/configurator/[project]/session-token.ts": $13,
+    "./routes/docs/[name].tsx": $14,
+    "./routes/docs/index.tsx": $15,
+    "./routes/healthz.ts": $16,
+    "./routes/index.tsx": $17,
+    "./routes/metrics.ts": $18,
+    "./routes/openapi.json.ts": $19,
+    "./routes/problems/[code].ts": $20,
+    "./routes/readyz.ts": $21,
+    "./routes/sdk/v1/configurations/index.ts": $22,
+    "./routes/sdk/v1/configurations/verify.ts": $23,
+    "./routes/sdk/v1/embed.js.ts": $24,
+    "./routes/sdk/v1/preact.js.ts": $25,
+    "./routes/sdk/v1/pyodide/[version]/[file].ts": $26,
+    "./routes/sdk/v1/python/[file].ts": $27,
+    "./routes/sdk/v1/types/[...path].ts": $28,
+    "./routes/settings/_middleware.ts": $29,
+    "./routes/settings/audit.tsx": $30,
+    "./routes/settings/index.ts": $31,
+    "./routes/settings/keys/[keyId]/index.tsx": $32,
+    "./routes/settings/keys/[keyId]/revoke.ts": $33,
+    "./routes/settings/keys/[keyId]/roll.tsx": $34,
+    "./routes/settings/keys/index.tsx": $35,
+    "./routes/settings/keys/new.tsx": $36,
+    "./routes/settings/members.tsx": $37,
+    "./routes/settings/projects/[slug]/index.tsx": $38,
+    "./routes/settings/projects/[slug]/keys.ts": $39,
+    "./routes/settings/projects/[slug]/publish-python.tsx": $40,
+    "./routes/settings/projects/index.tsx": $41,
+    "./routes/settings/usage/[keyId].tsx": $42,
+    "./routes/settings/usage/index.tsx": $43,
+    "./routes/v1/kernels/[kernel]/ar-ticket.ts": $44,
+    "./routes/v1/kernels/[kernel]/ar/[file].ts": $45,
+    "./routes/v1/kernels/[kernel]/export.ts": $46,
+    "./routes/v1/kernels/[kernel]/render.ts": $47,
   },
   islands: {
     "./islands/Configurator.tsx": $$0,

@@ -1,13 +1,15 @@
 /**
  * The app's HTTP application: the framework's app (lib/web/app.ts) over the generated manifest,
- * with this process's dependencies and a request logger set on every request, the structured
- * request log, the latency histogram, and the SDK's bundles built with the manifest's islands.
+ * with this process's dependencies and a request logger set on every request, the security headers
+ * on every answer, the structured request log, the latency histogram, and the SDK's bundles built
+ * with the manifest's islands.
  */
 import type { Hono } from "hono";
 import { SDK_BUNDLES } from "../sdk/bundle_route.ts";
 import { createWebApp } from "../web/app.ts";
 import { type IslandBuild, manifestIslandBuild } from "../web/islands_build.ts";
 import type { AppDeps, AppEnv, Manifest } from "./context.ts";
+import { securityHeaders } from "./security_headers.ts";
 
 /**
  * The app's browser bundles: `manifest`'s islands and the SDK's bundles, built once per process
@@ -37,6 +39,7 @@ export function createApp(deps: AppDeps, manifest: Manifest): Hono<AppEnv> {
     role: deps.config.role,
     staticDir: new URL("../../static", import.meta.url).pathname,
     islandEntries: SDK_BUNDLES,
+    finish: securityHeaders(deps.config.publicUrl.startsWith("https:")),
     init(c, requestId) {
       c.set("deps", deps);
       c.set("log", deps.log.child({ requestId }));

@@ -94,7 +94,22 @@ export function compression(
   };
 }
 
-async function compressResponse(c: Context, threshold: number): Promise<void> {
+/**
+ * What the middleware does after the rest of the app answered, for an app that runs it inside its
+ * own outermost middleware (lib/web/app.ts: one async layer less per request).
+ *
+ * @example
+ * ```ts
+ * app.use("*", async (c, next) => {
+ *   await next();
+ *   await compressResponse(c);
+ * });
+ * ```
+ */
+export async function compressResponse(
+  c: Context,
+  threshold = COMPRESSION_THRESHOLD,
+): Promise<void> {
   const res = c.res;
   const h = res.headers;
   // A short body with a declared length (every JSON answer and problem) is left as it is: one

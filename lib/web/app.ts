@@ -7,7 +7,7 @@
  * so the framework imports nothing of the product.
  */
 import { type Context, type Env, Hono } from "hono";
-import { compression } from "../http/compression.ts";
+import { compressResponse } from "../http/compression.ts";
 import { AppError, problemResponse, toAppError } from "../http/problem.ts";
 import type { Manifest, WebEnv } from "./context.ts";
 import { manifestIslandBuild } from "./islands_build.ts";
@@ -38,6 +38,11 @@ export interface WebAppOptions<E extends WebEnv> {
   islandEntries?: Readonly<Record<string, string>>;
   /** Sets the app's per-request variables (dependencies, a logger) before any route runs. */
   init?(c: Context<E>, requestId: string): void;
+  /**
+   * Sets the headers every answer carries (security headers), once the route, a problem, a static
+   * file or the not-found answer is made and before it is compressed.
+   */
+  finish?(c: Context<E>): void;
   /** Called once per finished request (request log, latency metrics). */
   observe?(c: Context<E>, outcome: RequestOutcome): void;
   /** Called for an error that becomes `internal_error` (to log it; the client sees a problem). */
@@ -71,6 +76,11 @@ export function createWebApp<E extends WebEnv & Env>(
     vars(c).set("islandBuild", islandBuild);
     options.init?.(c, requestId);
     await next();
+    // The app's headers and compression run here rather than as middlewares of their own: each
+    // async layer costs every request a few µs (docs/performance.md). Inside the request log (its
+    // time counts), after everything that answers (problems too).
+    options.finish?.(c);
+    await compressResponse(c);
     c.res.headers.set("x-request-id", requestId);
     // Read once: Hono builds an array of every matched route's path on each read.
     const matched = c.req.routePath;
@@ -84,8 +94,6 @@ export function createWebApp<E extends WebEnv & Env>(
     });
   });
 
-  // Inside the request log (its time counts), outside everything that answers (problems too).
-  app.use("*", compression());
   mountRoutes(app, manifest, options.role);
   app.use("*", staticFiles(options.staticDir));
 
