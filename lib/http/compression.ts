@@ -1,8 +1,9 @@
 /**
- * Compression of per-request responses (RFC 9110 §8.4): a Hono middleware that sends JSON,
- * JavaScript, CSS, HTML, SVG and text bodies of at least `COMPRESSION_THRESHOLD` bytes in the
- * coding the request's `Accept-Encoding` prefers (brotli, then gzip; lib/http/content_coding.ts at
- * the `dynamic` effort), with `Vary: Accept-Encoding` and a coded ETag.
+ * Compression of per-request responses (RFC 9110 §8.4): once the app answered, its outermost
+ * middleware (lib/web/app.ts) calls `compressResponse`, which sends JSON, JavaScript, CSS, HTML,
+ * SVG and text bodies of at least `COMPRESSION_THRESHOLD` bytes in the coding the request's
+ * `Accept-Encoding` prefers (brotli, then gzip; lib/http/content_coding.ts at the `dynamic`
+ * effort), with `Vary: Accept-Encoding` and a coded ETag.
  *
  * It leaves alone what has decided its own coding: a response with `Content-Encoding` (render
  * responses, coded per cache entry) or one that already varies on `Accept-Encoding` (the coded
@@ -16,7 +17,7 @@
  * app answers with is in memory or declares its length; a compressible stream of unknown length
  * would be read whole.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { codedEtag, compress, compressSync, negotiateContentCoding } from "./content_coding.ts";
 import { ifNoneMatchHits } from "./conditional.ts";
 import { leanResponse } from "./lean_response.ts";
@@ -75,28 +76,9 @@ export function addVary(headers: Headers, field: string): void {
 }
 
 /**
- * The middleware: compresses the response the rest of the app made when it qualifies (see the
- * module comment). A GET whose `If-None-Match` names the coded ETag of the body it would send
- * answers 304 (the route compared it with its identity ETag and could not know).
- *
- * @example
- * ```ts
- * app.use("*", compression());
- * ```
- */
-export function compression(
-  options: { threshold?: number } = {},
-): MiddlewareHandler {
-  const threshold = options.threshold ?? COMPRESSION_THRESHOLD;
-  return async (c, next) => {
-    await next();
-    await compressResponse(c, threshold);
-  };
-}
-
-/**
- * What the middleware does after the rest of the app answered, for an app that runs it inside its
- * own outermost middleware (lib/web/app.ts: one async layer less per request).
+ * Compresses the response the rest of the app made when it qualifies (see the module comment).
+ * A GET whose `If-None-Match` names the coded ETag of the body it would send answers 304 (the
+ * route compared it with its identity ETag and could not know).
  *
  * @example
  * ```ts
@@ -106,22 +88,19 @@ export function compression(
  * });
  * ```
  */
-export async function compressResponse(
-  c: Context,
-  threshold = COMPRESSION_THRESHOLD,
-): Promise<void> {
+export async function compressResponse(c: Context): Promise<void> {
   const res = c.res;
   const h = res.headers;
   // A short body with a declared length (every JSON answer and problem) is left as it is: one
   // header read instead of five (each read checks its name and scans the list).
   const declared = h.get("content-length");
-  if (declared !== null && Number(declared) < threshold) return;
+  if (declared !== null && Number(declared) < COMPRESSION_THRESHOLD) return;
   if (NO_CODING.has(res.status) || !isCompressibleType(h.get("content-type"))) return;
   if (h.has("content-encoding") || varies(h, "accept-encoding")) return;
   if (/\bno-transform\b/i.test(h.get("cache-control") ?? "")) return;
   // A clone leaves the original (an in-memory body, sent as it is when short) unread.
   let bytes = declared === null ? await res.clone().bytes() : undefined;
-  if ((bytes?.byteLength ?? Number(declared)) < threshold) return;
+  if ((bytes?.byteLength ?? Number(declared)) < COMPRESSION_THRESHOLD) return;
   addVary(h, "Accept-Encoding");
   const method = c.req.method;
   if (method === "HEAD") return;

@@ -1,5 +1,5 @@
 /**
- * The compression middleware on a small Hono app: what it codes, what it leaves alone, and how it
+ * Compression (`compressResponse`, as the app's outermost middleware runs it) on a small Hono app: what it codes, what it leaves alone, and how it
  * merges `Vary` and codes ETags. The app's real answers are covered by
  * compressed_responses_test.ts.
  */
@@ -8,8 +8,8 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Hono } from "hono";
 import {
   addVary,
-  compression,
   COMPRESSION_THRESHOLD,
+  compressResponse,
   isCompressibleType,
 } from "@/lib/http/compression.ts";
 import { ifNoneMatchHits } from "@/lib/http/conditional.ts";
@@ -21,7 +21,10 @@ const SMALL = JSON.stringify({ ok: true });
 
 function testApp(): Hono {
   const app = new Hono();
-  app.use("*", compression());
+  app.use("*", async (c, next) => {
+    await next();
+    await compressResponse(c);
+  });
   const json = (body: string, headers: Record<string, string> = {}, status = 200) =>
     new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
   app.get("/big", () => json(BIG, { etag: '"v1"', vary: "Origin" }));
