@@ -40,7 +40,7 @@ export interface RenderDeps {
   revocations: Pick<RevocationList, "isRevoked">;
   budgets: BudgetStore;
   templates: Pick<ProjectTemplates, "get">;
-  cache: Pick<RenderCache, "getOrCompute"> & Partial<Pick<RenderCache, "prefetch">>;
+  cache: Pick<RenderCache, "getOrCompute"> & Partial<Pick<RenderCache, "prefetch" | "forgo">>;
   /**
    * Evaluates off the request thread; `limits` tightens the defaults (python-mode DAGs); `tenant`
    * is whose render it is, for fair admission to the evaluation pool.
@@ -110,7 +110,8 @@ export interface RenderOutcome {
  * Redis is asked once per request, in one batch: the revocation check is in memory (a replica of
  * the revocation log in KV, lib/render/revocation_replica.ts) and comes first, the body checks
  * follow (a body whose exact text passed them before is answered by the memo), and then the budget
- * spend and (if L1 misses) the L2 read leave together. A render that is refused after its spend
+ * spend and (if L1 misses) the L2 read, after the lease attempt of a cross-node single flight,
+ * leave together (render_cache.ts, prefetch). A render that is refused after its spend
  * (quota, capacity) or stopped (deadline, crashed worker) gets its unit back.
  *
  * @example
@@ -125,12 +126,18 @@ export async function renderRequest(
   trace: RenderTrace,
 ): Promise<RenderOutcome> {
   let early: ReturnType<NonNullable<RenderDeps["cache"]["prefetch"]>>;
-  const admitted = await admitRender(deps, input, trace, {
-    // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
-    prefetch: (checked) => {
-      early = deps.cache.prefetch?.(checked.cacheKey);
-    },
-  });
+  let admitted: AdmittedRender;
+  try {
+    admitted = await admitRender(deps, input, trace, {
+      // Sent in the same tick as the budget spend: the client writes both to Redis as one batch.
+      prefetch: (checked) => {
+        early = deps.cache.prefetch?.(checked.cacheKey);
+      },
+    });
+  } catch (err) {
+    deps.cache.forgo?.(early); // refused after the early read (and lease attempt) left
+    throw err;
+  }
   const { claims, checked, spend } = admitted;
   let rendered: Awaited<ReturnType<RenderDeps["cache"]["getOrCompute"]>>;
   try {

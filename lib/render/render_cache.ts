@@ -27,10 +27,22 @@ export interface RenderCacheCounts {
   evaluations: number;
 }
 
-/** An L2 read started early (see `RenderCache.prefetch`). */
+/**
+ * An L2 read started early, with leases the lease attempt sent just before it (see
+ * `RenderCache.prefetch`); shared by identical requests while on its way.
+ */
 export interface L2Prefetch {
   key: string;
   scene: Promise<PreparedScene | undefined>;
+  /** The lease attempt (`RenderLease.attempt`) sent before the read, when leases are on. */
+  lease?: Promise<boolean | undefined>;
+  /** Requests holding it that have not handed it back (`getOrCompute` or `forgo`). */
+  users: number;
+  /**
+   * Whether its lease attempt is accounted for: an evaluation's flight took it over (and so its
+   * release), or it was dropped when every request forwent it. Either way no flight uses it again.
+   */
+  used: boolean;
 }
 
 /** Sizes and lifetimes of the cache levels. */
@@ -114,21 +126,37 @@ export class RenderCache {
     compute: () => Promise<Scene>,
     prefetched?: L2Prefetch,
   ): Promise<{ scene: PreparedScene; cache: CacheLevel }> {
+    try {
+      return await this.#getOrCompute(key, compute, prefetched);
+    } finally {
+      if (prefetched) this.forgo(prefetched);
+    }
+  }
+
+  async #getOrCompute(
+    key: string,
+    compute: () => Promise<Scene>,
+    prefetched?: L2Prefetch,
+  ): Promise<{ scene: PreparedScene; cache: CacheLevel }> {
     const hit = this.#l1.get(key);
     if (hit) {
       this.#counts.l1++;
       return { scene: hit, cache: "l1" };
     }
     return await this.#flight.run(key, async () => {
-      const fromL2 = await (prefetched?.key === key ? prefetched.scene : this.#l2Get(key));
+      const early = prefetched?.key === key && !prefetched.used ? prefetched : undefined;
+      // This flight answers for the early lease attempt now: it claims with it or drops it.
+      if (early) early.used = true;
+      const fromL2 = await (early ? early.scene : this.#l2Get(key));
       if (fromL2) {
+        if (early?.lease) this.#dropIfTaken(key, early.lease);
         this.#counts.l2++;
         this.#l1.set(key, fromL2);
         return { scene: fromL2, cache: "l2" as const };
       }
       // Another node may be evaluating it: wait for its scene, or take the lease.
       const claim = this.#lease
-        ? await this.#lease.claim(key, () => this.#l2Get(key))
+        ? await this.#lease.claim(key, () => this.#l2Get(key), early?.lease)
         : { kind: "evaluate" as const, lease: "none" as const, held: undefined };
       if (claim.kind === "scene") {
         this.#counts.l2++;
@@ -159,14 +187,16 @@ export class RenderCache {
 
   /**
    * Starts the L2 read of `key` now unless L1 holds it, so that it shares a round trip with other
-   * Redis work of the request (node-redis pipelines commands sent in the same tick); hand the
-   * result to `getOrCompute`. Reading has no side effect, so a request that is refused afterwards
-   * just drops it.
+   * Redis work of the request (node-redis pipelines commands sent in the same tick), and with
+   * leases the lease attempt before it, so that a miss of both levels needs no round trip of its
+   * own before evaluating. Hand the result to `getOrCompute`, or to `forgo` when the request is
+   * refused first: a lease taken for requests that all forgo it is dropped.
    *
    * @example
    * ```ts
    * const early = cache.prefetch(key);
    * const spend = await budgets.spend(jti, budget, exp); // same round trip as the L2 GET
+   * if (!spend.allowed) cache.forgo(early);
    * const { scene } = await cache.getOrCompute(key, evaluate, early);
    * ```
    */
@@ -175,11 +205,38 @@ export class RenderCache {
     // on its way is shared (a burst of identical requests sends one GET, not one each).
     if (!this.#redis || this.#l1.has(key) || this.#flight.has(key)) return undefined;
     const pending = this.#prefetching.get(key);
-    if (pending) return pending;
-    const read: L2Prefetch = { key, scene: this.#l2Get(key) };
+    if (pending) {
+      pending.users++;
+      return pending;
+    }
+    // The lease attempt before the read: a lease freed by a holder that stored its scene is
+    // followed by that scene (render_lease.ts).
+    const lease = this.#lease?.attempt(key);
+    const read: L2Prefetch = { key, scene: this.#l2Get(key), lease, users: 1, used: false };
     this.#prefetching.set(key, read);
-    read.scene.finally(() => this.#prefetching.delete(key));
+    read.scene.finally(() => {
+      if (this.#prefetching.get(key) === read) this.#prefetching.delete(key);
+    });
     return read;
+  }
+
+  /**
+   * Hands back a prefetch that will not reach `getOrCompute` (the request was refused); once
+   * every request that held it did so and no evaluation used it, its lease, if taken, is dropped.
+   */
+  forgo(prefetched: L2Prefetch | undefined): void {
+    if (!prefetched || --prefetched.users > 0 || prefetched.used) return;
+    prefetched.used = true;
+    // Not shared any more: a request that came now would hold a lease that is being dropped.
+    if (this.#prefetching.get(prefetched.key) === prefetched) {
+      this.#prefetching.delete(prefetched.key);
+    }
+    if (prefetched.lease) this.#dropIfTaken(prefetched.key, prefetched.lease);
+  }
+
+  /** Drops the lease on `key` once `attempt` answers that it was taken (not awaited by anyone). */
+  #dropIfTaken(key: string, attempt: Promise<boolean | undefined>): void {
+    void attempt.then((taken) => taken ? this.#lease?.drop(key) : undefined);
   }
 
   /** Number of scenes and bytes held in L1 (for metrics and tests). */

@@ -3,7 +3,9 @@
  * once. In-process, concurrent misses of one key already share one flight (render_cache.ts); across
  * nodes, the node whose flight finds L2 empty first takes a Redis lease on the key
  * (`SET <prefix>render-lease:v1:<cacheKey> <nodeId> NX PX <ttl>`) and evaluates; the others wait
- * for the holder's scene in L2 instead of evaluating it again.
+ * for the holder's scene in L2 instead of evaluating it again. The first attempt usually leaves
+ * before the flight, with the request's L2 read (`attempt`, render_cache.ts `prefetch`), so the
+ * claim then costs no round trip.
  *
  * - The holder renews the lease every third of its TTL while it evaluates (compare-and-expire), so
  *   the TTL is short (3 s) and a node that died or froze is detected within one TTL, however long
@@ -112,6 +114,8 @@ export class RenderLease {
   /**
    * Takes the lease on `key` (evaluate here, then `held.release`), or waits for the node that
    * holds it and returns its scene as `readL2` reads it. Never throws: on Redis trouble, evaluate.
+   * With `attempted`, the first ask was already made: that lease attempt (`attempt`), followed in
+   * its round trip by an L2 read that found nothing.
    *
    * @example
    * ```ts
@@ -122,20 +126,23 @@ export class RenderLease {
    * await claim.held?.release(stored ? "stored" : "failed");
    * ```
    */
-  async claim<S>(key: string, readL2: () => Promise<S | undefined>): Promise<LeaseClaim<S>> {
+  async claim<S>(
+    key: string,
+    readL2: () => Promise<S | undefined>,
+    attempted?: Promise<boolean | undefined>,
+  ): Promise<LeaseClaim<S>> {
     const until = performance.now() + this.#maxWait;
     let pause = FIRST_POLL_MS;
     let waited = false;
     try {
-      for (;;) {
+      for (let asked = attempted;; asked = undefined) {
         // One ask: the lease attempt and the L2 read leave in the same tick (one round trip), the
         // read after the SET, so a lease freed by a holder that stored its scene finds the scene.
-        const [taken, scene] = await Promise.all([
-          this.#take(key).catch(() => undefined),
-          readL2(),
-        ]);
+        const [taken, scene] = asked
+          ? [await asked, undefined]
+          : await Promise.all([this.attempt(key), readL2()]);
         if (scene !== undefined) {
-          if (taken) await this.#drop(key);
+          if (taken) await this.drop(key);
           return this.#ended(waited, "scene", { kind: "scene", scene });
         }
         if (taken === undefined) {
@@ -161,6 +168,32 @@ export class RenderLease {
       }
     } finally {
       if (waited) this.#waiting--;
+    }
+  }
+
+  /**
+   * Sends the lease attempt on `key` now, to share a round trip with other commands (send the L2
+   * read after it): true when taken, false when another node holds it, undefined when Redis
+   * failed. Hand it to `claim`, or `drop` a lease taken and not wanted.
+   *
+   * @example
+   * ```ts
+   * const attempted = lease.attempt(key);
+   * const scene = await readL2(key); // same round trip
+   * if (scene) void attempted.then((taken) => taken && lease.drop(key));
+   * else await lease.claim(key, () => readL2(key), attempted);
+   * ```
+   */
+  attempt(key: string): Promise<boolean | undefined> {
+    return this.#take(key).catch(() => undefined);
+  }
+
+  /** Deletes the lease on `key` if it is still this node's (no notice: nothing was evaluated). */
+  async drop(key: string): Promise<void> {
+    try {
+      await this.#release.run([this.leaseKey(key)], [this.#nodeId]);
+    } catch {
+      // It expires by itself within one TTL.
     }
   }
 
@@ -194,15 +227,6 @@ export class RenderLease {
     return undefined;
   }
 
-  /** Deletes the lease on `key` if it is still this node's. */
-  async #drop(key: string): Promise<void> {
-    try {
-      await this.#release.run([this.leaseKey(key)], [this.#nodeId]);
-    } catch {
-      // It expires by itself within one TTL.
-    }
-  }
-
   #hold(key: string): HeldLease {
     const leaseKey = this.leaseKey(key);
     const timer = setInterval(() => {
@@ -219,7 +243,7 @@ export class RenderLease {
         if (released) return;
         released = true;
         clearInterval(timer);
-        await this.#drop(key);
+        await this.drop(key);
         await this.#notices?.publish(key, outcome);
       },
     };

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { createKeyFixture, mint, startTestServer, type TestServer } from "../_helpers/server.ts";
 import { finishedDag, publishFixture } from "../_helpers/projects.ts";
+import { TEST_REDIS_URL } from "../_helpers/redis.ts";
+import { createClient } from "redis";
 
 const RENDER = "/v1/kernels/manifold/render";
 
@@ -185,6 +187,39 @@ Deno.test("render - budgets are spent atomically per token and refuse when spent
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
   } finally {
+    await server.close();
+  }
+});
+
+Deno.test("render - a render refused for its budget leaves no lease behind: the next token's render of that DAG evaluates at once, holding its own", async () => {
+  const server = await startTestServer();
+  const redis = createClient({ url: TEST_REDIS_URL });
+  await redis.connect();
+  try {
+    const s = await setup(server, { budget: 1 });
+    const spent = await render(server.url, s.token, s.origin, { dag: await finishedDag("plate") });
+    assert.equal(spent.status, 200);
+    await spent.body?.cancel();
+    // The refused request's L2 read and lease attempt left with its spend (one round trip).
+    const dag = await finishedDag("plate", { width: 123.5 });
+    await problem(await render(server.url, s.token, s.origin, { dag }), 429, "budget_exhausted");
+    const leases = `${server.config.redisPrefix}render-lease:*`;
+    const since = Date.now();
+    while ((await redis.keys(leases)).length > 0) {
+      assert.ok(Date.now() - since < 2000, "the refused render's lease was never dropped");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const fresh = await (await mint(server.url, { keyId: s.keyId, projectId: s.project }, {
+      origin: s.origin,
+    })).json();
+    const ok = await render(server.url, fresh.token, s.origin, { dag });
+    assert.equal(ok.status, 200);
+    assert.equal((await ok.json()).cache, "miss");
+    const evaluations = server.deps.metrics.renderEvaluations;
+    assert.equal(evaluations.get({ lease: "held" }), 2, "both evaluations held the lease at once");
+    assert.equal(evaluations.get({ lease: "takeover" }), 0);
+  } finally {
+    await redis.close();
     await server.close();
   }
 });

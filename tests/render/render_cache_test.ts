@@ -200,7 +200,7 @@ Deno.test("cache - a prefetched L2 read is used once, shared while on its way, s
     // A prefetch for another key is ignored.
     const other = rid(16);
     const stale = reader.prefetch(key) ??
-      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(24))) };
+      { key, scene: Promise.resolve(PreparedScene.fromScene(scene(24))), users: 1, used: false };
     assert.equal((await reader.getOrCompute(other, compute, stale)).cache, "miss");
     assert.equal(evaluations, 2);
     // While a key is being computed, joiners need no read of their own.

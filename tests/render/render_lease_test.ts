@@ -202,6 +202,98 @@ for (const notices of [true, false]) {
     oneEvaluation(notices));
 }
 
+Deno.test("lease - a prefetch takes the lease in the L2 read's round trip: the miss evaluates holding it, with no lease command of its own", async () => {
+  await withNodes(2, {}, async ([a, b], prefix, admin) => {
+    const key = rid(16);
+    const early = a.cache.prefetch(key);
+    assert.ok(early?.lease, "the lease attempt left with the read");
+    assert.equal(await early.scene, undefined);
+    assert.equal(await early.lease, true);
+    assert.ok(await admin.exists(leaseKey(prefix, key)), "held before getOrCompute is called");
+    // The claim sends nothing more: a SET on A's connection now would be a second attempt.
+    const sets: unknown[] = [];
+    const spied = a.redis as unknown as { set: (...args: unknown[]) => Promise<unknown> };
+    const set = spied.set.bind(spied);
+    spied.set = (...args) => {
+      sets.push(args[0]);
+      return set(...args);
+    };
+    const evaluating = gate();
+    const done = gate<Scene>();
+    let evaluations = 0;
+    const compute = () => {
+      evaluations++;
+      evaluating.open();
+      return done.promise;
+    };
+    const onA = a.cache.getOrCompute(key, compute, early);
+    await evaluating.promise;
+    assert.deepEqual(sets, [], "no lease attempt between the prefetch and the evaluation");
+    // Node B, prefetching the same key, finds it held and waits for A's scene.
+    const onB = b.cache.getOrCompute(key, compute, b.cache.prefetch(key));
+    await until("B waits for A", () => b.cache.leaseWaiting() === 1);
+    done.open(scene("early"));
+    const [fromA, fromB] = await Promise.all([onA, onB]);
+    assert.equal(evaluations, 1);
+    assert.equal(fromA.cache, "miss");
+    assert.equal(fromB.cache, "l2");
+    assert.equal(a.metrics.renderEvaluations.get({ lease: "held" }), 1);
+    assert.deepEqual(sets, [`${prefix}render:v3:${key}`], "then only the L2 write");
+    await until("A released its lease", async () => !(await admin.exists(leaseKey(prefix, key))));
+  });
+});
+
+Deno.test("lease - a prefetched lease that no evaluation uses is dropped: every holder refused, or an L2 hit", async () => {
+  await withNodes(1, {}, async ([a], prefix, admin) => {
+    // Identical requests share one prefetch while it is on its way; all of them are refused
+    // (their spends failed).
+    const refused = rid(16);
+    const first = a.cache.prefetch(refused);
+    assert.ok(first && a.cache.prefetch(refused) === first, "shared while on its way");
+    a.cache.forgo(first);
+    assert.equal(a.cache.prefetch(refused), first, "still shared while one request holds it");
+    a.cache.forgo(first);
+    a.cache.forgo(first);
+    const later = a.cache.prefetch(refused);
+    assert.ok(later && later !== first, "a forgone prefetch is not shared again");
+    assert.equal(await first.lease, true);
+    assert.equal(await later.lease, false, "sent while the first still held it");
+    a.cache.forgo(later);
+    await until("the unused lease was dropped", async () => {
+      return !(await admin.exists(leaseKey(prefix, refused)));
+    });
+    // One of two requests is refused, the other evaluates under the lease the prefetch took.
+    const kept = rid(16);
+    const shared = a.cache.prefetch(kept);
+    assert.equal(a.cache.prefetch(kept), shared);
+    a.cache.forgo(shared);
+    const evaluating = gate();
+    const done = gate<Scene>();
+    const onA = a.cache.getOrCompute(kept, () => (evaluating.open(), done.promise), shared);
+    await evaluating.promise;
+    assert.ok(await admin.exists(leaseKey(prefix, kept)), "the evaluation holds it");
+    done.open(scene("kept"));
+    assert.equal((await onA).cache, "miss");
+    assert.equal(a.metrics.renderEvaluations.get({ lease: "held" }), 1);
+    await until("released after the L2 write", async () => {
+      return !(await admin.exists(leaseKey(prefix, kept)));
+    });
+    // A scene already in L2: the lease the prefetch took is dropped, and nothing evaluates.
+    await new Promise((r) => setTimeout(r, 50));
+    const other = node(prefix, {}, a.redis);
+    const hit = other.cache.prefetch(kept);
+    assert.equal(await hit?.lease, true);
+    const got = await other.cache.getOrCompute(kept, () => {
+      throw new Error("must not evaluate");
+    }, hit);
+    assert.equal(got.cache, "l2");
+    await until("the L2 hit dropped its lease", async () => {
+      return !(await admin.exists(leaseKey(prefix, kept)));
+    });
+    await other.cache.close();
+  });
+});
+
 Deno.test("lease - a holder that died: the waiter takes the lease once it expires and evaluates", async () => {
   await withNodes(1, {}, async ([b], prefix, admin) => {
     const key = rid(16);
