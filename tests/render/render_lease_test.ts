@@ -162,29 +162,42 @@ async function withNodes(
 
 const leaseKey = (prefix: string, key: string) => `${prefix}render-lease:v1:${key}`;
 
+/** An evaluation that counts its runs and holds until the test settles `done`. */
+function heldEvaluation() {
+  const evaluating = gate();
+  const done = gate<Scene>();
+  let runs = 0;
+  return {
+    compute: () => {
+      runs++;
+      evaluating.open();
+      return done.promise;
+    },
+    /** Resolves once `compute` was called. */
+    started: evaluating.promise,
+    done,
+    get runs() {
+      return runs;
+    },
+  };
+}
+
 /** Two nodes, one evaluation; the waiter gets the holder's scene. */
 async function oneEvaluation(notices: boolean, backend: Backend = SERVER): Promise<void> {
   await withNodes(2, { notices }, async ([a, b], prefix, admin) => {
     const key = rid(16);
-    const evaluating = gate();
-    const done = gate<Scene>();
-    let evaluations = 0;
-    const compute = () => {
-      evaluations++;
-      evaluating.open();
-      return done.promise;
-    };
-    const onA = a.cache.getOrCompute(key, compute);
-    await evaluating.promise;
+    const held = heldEvaluation();
+    const onA = a.cache.getOrCompute(key, held.compute);
+    await held.started;
     assert.ok(await admin.get(leaseKey(prefix, key)), "A holds the lease while it evaluates");
     const onB = Promise.all([
-      b.cache.getOrCompute(key, compute),
-      b.cache.getOrCompute(key, compute),
+      b.cache.getOrCompute(key, held.compute),
+      b.cache.getOrCompute(key, held.compute),
     ]);
     await until("B waits for A", () => b.cache.leaseWaiting() === 1);
-    done.open(scene("one"));
+    held.done.open(scene("one"));
     const [fromA, [fromB, fromB2]] = await Promise.all([onA, onB]);
-    assert.equal(evaluations, 1);
+    assert.equal(held.runs, 1);
     assert.equal(fromA.cache, "miss");
     assert.equal(fromB.cache, "l2");
     assert.equal(fromB2.scene, fromB.scene, "B's own callers share its one wait");
@@ -218,23 +231,16 @@ Deno.test("lease - a prefetch takes the lease in the L2 read's round trip: the m
       sets.push(args[0]);
       return set(...args);
     };
-    const evaluating = gate();
-    const done = gate<Scene>();
-    let evaluations = 0;
-    const compute = () => {
-      evaluations++;
-      evaluating.open();
-      return done.promise;
-    };
-    const onA = a.cache.getOrCompute(key, compute, early);
-    await evaluating.promise;
+    const held = heldEvaluation();
+    const onA = a.cache.getOrCompute(key, held.compute, early);
+    await held.started;
     assert.deepEqual(sets, [], "no lease attempt between the prefetch and the evaluation");
     // Node B, prefetching the same key, finds it held and waits for A's scene.
-    const onB = b.cache.getOrCompute(key, compute, b.cache.prefetch(key));
+    const onB = b.cache.getOrCompute(key, held.compute, b.cache.prefetch(key));
     await until("B waits for A", () => b.cache.leaseWaiting() === 1);
-    done.open(scene("early"));
+    held.done.open(scene("early"));
     const [fromA, fromB] = await Promise.all([onA, onB]);
-    assert.equal(evaluations, 1);
+    assert.equal(held.runs, 1);
     assert.equal(fromA.cache, "miss");
     assert.equal(fromB.cache, "l2");
     assert.equal(a.metrics.renderEvaluations.get({ lease: "held" }), 1);
@@ -267,12 +273,11 @@ Deno.test("lease - a prefetched lease that no evaluation uses is dropped: every 
     const shared = a.cache.prefetch(kept);
     assert.equal(a.cache.prefetch(kept), shared);
     a.cache.forgo(shared);
-    const evaluating = gate();
-    const done = gate<Scene>();
-    const onA = a.cache.getOrCompute(kept, () => (evaluating.open(), done.promise), shared);
-    await evaluating.promise;
+    const held = heldEvaluation();
+    const onA = a.cache.getOrCompute(kept, held.compute, shared);
+    await held.started;
     assert.ok(await admin.exists(leaseKey(prefix, kept)), "the evaluation holds it");
-    done.open(scene("kept"));
+    held.done.open(scene("kept"));
     assert.equal((await onA).cache, "miss");
     assert.equal(a.metrics.renderEvaluations.get({ lease: "held" }), 1);
     await until("released after the L2 write", async () => {
@@ -340,20 +345,16 @@ Deno.test("lease - a wait that runs out evaluates here and leaves the holder's l
 async function holderFails(notices: boolean, backend: Backend = SERVER): Promise<void> {
   await withNodes(2, { notices }, async ([a, b], prefix, admin) => {
     const key = rid(16);
-    const evaluating = gate();
-    const done = gate<Scene>();
-    const onA = a.cache.getOrCompute(key, () => {
-      evaluating.open();
-      return done.promise;
-    });
-    await evaluating.promise;
+    const held = heldEvaluation();
+    const onA = a.cache.getOrCompute(key, held.compute);
+    await held.started;
     let evaluations = 0;
     const onB = b.cache.getOrCompute(key, () => {
       evaluations++;
       return Promise.resolve(scene("b"));
     });
     await until("B waits for A", () => b.cache.leaseWaiting() === 1);
-    done.fail(Object.assign(new Error("worker lost"), { code: "internal_error" }));
+    held.done.fail(Object.assign(new Error("worker lost"), { code: "internal_error" }));
     await assert.rejects(onA, /worker lost/);
     const fromB = await onB;
     assert.equal(fromB.cache, "miss");
@@ -378,13 +379,9 @@ for (const notices of [true, false]) {
 Deno.test("lease - a holder whose lease expired and was taken leaves the new holder's lease alone", async () => {
   await withNodes(1, { ttlMs: 150 }, async ([a], prefix, admin) => {
     const key = rid(16);
-    const evaluating = gate();
-    const done = gate<Scene>();
-    const onA = a.cache.getOrCompute(key, () => {
-      evaluating.open();
-      return done.promise;
-    });
-    await evaluating.promise;
+    const held = heldEvaluation();
+    const onA = a.cache.getOrCompute(key, held.compute);
+    await held.started;
     // A's lease is renewed while it evaluates; another node overwrites it as if it had expired
     // while A stood still, and took it.
     await admin.set(leaseKey(prefix, key), "next-node", {
@@ -393,7 +390,7 @@ Deno.test("lease - a holder whose lease expired and was taken leaves the new hol
     // A renewal sees the lease is no longer A's and stops; the lease keeps its own TTL.
     await new Promise((r) => setTimeout(r, 200));
     assert.ok((await admin.pTTL(leaseKey(prefix, key))) > 50_000, "A did not renew it");
-    done.open(scene("a"));
+    held.done.open(scene("a"));
     assert.equal((await onA).cache, "miss");
     await until(
       "A's scene in L2",
