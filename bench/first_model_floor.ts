@@ -1,96 +1,141 @@
 /**
- * The floor of time to first model in this browser: a bare page that loads three.js's own
- * `three.module.js` from a loopback server (no compression, no token, no render request), creates
- * one `WebGLRenderer`, draws one flat-shaded mesh of ~1,200 triangles under a hemisphere light on
- * the next frame and waits one more frame. Prints, per cold navigation (a new browser context
- * each), the renderer's construction, the first draw and the time from navigation start to drawn,
- * then the p50. Run alone: `deno run -A bench/first_model_floor.ts` (docs/performance.md).
+ * The floor of time to first model (issue 15, part 3), measured by `first_model_bench.ts` in the
+ * same run as the product, navigation for navigation: the least a storefront page can do to draw
+ * the same first model in this browser. Its loopback server answers:
+ *
+ * - `/`: a bare page whose inline script sends the render request at once (no token, no project
+ *   fetch: a floor below any real implementation), then loads one module;
+ * - `/floor.js`: the floor page (`slider_floor_page.ts`: three.js, the client's decoder, the
+ *   product's renderer settings, light and material), minified and brotli-compressed at the
+ *   product's static quality, as the hub serves its own bundles;
+ * - `/render`: the very answer the product's first render received (recorded in the warm-up
+ *   navigation), brotli-compressed at the product's dynamic quality.
+ *
+ * The page makes its `WebGLRenderer` at the canvas size the product's view has, decodes the answer,
+ * swaps it in, draws it on the next frame and marks `floor:first-model` when that frame has been
+ * presented, as the product's view marks its first model.
  */
-import { launchBrowser } from "../tests/e2e/browser.ts";
-import { percentileOfSorted } from "./stats.ts";
+import type { Browser } from "playwright-core";
+import {
+  type CompressionEffort,
+  compressSync,
+  negotiateContentCoding,
+} from "../lib/http/content_coding.ts";
 
-const NAVIGATIONS = 6;
-const THREE_BUILD = new URL(
-  "../node_modules/.deno/three@0.187.0/node_modules/three/build/",
-  import.meta.url,
-);
+/** The mark the floor page sets when its first model has been presented. */
+export const FLOOR_MARK = "floor:first-model";
 
-const PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>floor</title>
-<script type="importmap">{"imports":{"three":"/three.module.js"}}</script></head><body>
-<div id="host" style="width:1100px;height:640px"></div>
-<script type="module">
-import * as THREE from "three";
-const t0 = performance.now();
-const renderer = new THREE.WebGLRenderer({ antialias: true });
-renderer.setSize(1100, 640);
-document.getElementById("host").appendChild(renderer.domElement);
-const t1 = performance.now();
-const scene = new THREE.Scene();
-const camera = new THREE.PerspectiveCamera(40, 1100 / 640, 1, 1000);
-camera.position.set(60, 60, 60);
-camera.lookAt(0, 0, 0);
-scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 1));
-scene.add(new THREE.Mesh(
-  new THREE.TorusKnotGeometry(10, 3, 100, 6),
-  new THREE.MeshStandardMaterial({ color: 0xc9a227, flatShading: true }),
-));
-requestAnimationFrame(() => {
-  renderer.render(scene, camera);
-  const t2 = performance.now();
-  requestAnimationFrame(() => {
-    globalThis.floor = { renderer: t1 - t0, draw: t2 - t1, drawn: performance.now() };
-  });
-});
-</script></body></html>`;
-
-interface FloorTimes {
-  renderer: number;
-  draw: number;
-  drawn: number;
+/** The recorded first answer the floor replays, and the canvas size the product's view had. */
+export interface FloorScene {
+  bytes: Uint8Array;
+  type: string;
+  width: number;
+  height: number;
 }
 
-if (import.meta.main) {
+/** One floor navigation: ms since navigation start. */
+export interface FloorNavigation {
+  firstModel: number;
+  html: number;
+  js: number;
+  render: [number, number];
+}
+
+/** The floor's server; `close()` stops it. */
+export interface FirstModelFloor {
+  /** The floor page's address, once `use` has set the scene. */
+  readonly url: string;
+  /** Sets the answer `/render` replays and the canvas size (before the first navigation). */
+  use(scene: FloorScene): void;
+  close(): Promise<void>;
+}
+
+/** `bytes` in the coding the request accepts (negotiated as the hub does), with its headers. */
+function coded(
+  req: Request,
+  bytes: Uint8Array,
+  type: string,
+  effort: CompressionEffort,
+  memo: Map<string, Uint8Array<ArrayBuffer>>,
+): Response {
+  const coding = negotiateContentCoding(req.headers.get("accept-encoding") ?? "");
+  const headers: Record<string, string> = { "content-type": type, vary: "accept-encoding" };
+  if (!coding) return new Response(bytes.slice(), { headers });
+  let body = memo.get(coding);
+  if (!body) memo.set(coding, body = compressSync(bytes, coding, effort));
+  return new Response(body, { headers: { ...headers, "content-encoding": coding } });
+}
+
+/** Starts the floor's server for the bundled floor page `script`. */
+export function startFirstModelFloor(script: string): FirstModelFloor {
+  const js = new TextEncoder().encode(script);
+  const jsCoded = new Map<string, Uint8Array<ArrayBuffer>>();
+  let scene: FloorScene | undefined;
+  const renderCoded = new Map<string, Uint8Array<ArrayBuffer>>();
   const ac = new AbortController();
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen() {} },
     async (req) => {
       const path = new URL(req.url).pathname;
-      if (path === "/") return new Response(PAGE, { headers: { "content-type": "text/html" } });
-      if (!/^\/three\.(module|core)\.js$/.test(path)) return new Response(null, { status: 404 });
-      const body = await Deno.readFile(new URL(path.slice(1), THREE_BUILD));
-      return new Response(body, { headers: { "content-type": "text/javascript" } });
+      if (path === "/" && scene) {
+        return new Response(page(), { headers: { "content-type": "text/html; charset=utf-8" } });
+      }
+      if (path === "/floor.js") return coded(req, js, "text/javascript", "static", jsCoded);
+      if (path === "/render" && scene) {
+        await req.arrayBuffer();
+        return coded(req, scene.bytes, scene.type, "dynamic", renderCoded);
+      }
+      return new Response("not found", { status: 404 });
     },
   );
-  const browser = await launchBrowser();
-  const runs: FloorTimes[] = [];
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    get url() {
+      return scene ? `${origin}/?w=${scene.width}&h=${scene.height}` : origin;
+    },
+    use(s) {
+      scene = s;
+      renderCoded.clear();
+    },
+    async close() {
+      ac.abort();
+      await server.finished;
+    },
+  };
+}
+
+/** The floor's HTML: the render request leaves from an inline script, before the module loads. */
+function page(): string {
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>floor</title>
+<style>body{margin:0}</style>
+<script>globalThis.firstAnswer = fetch("/render", {method: "POST", body: "{}"});</script>
+<script type="module" src="/floor.js"></script></head><body></body></html>`;
+}
+
+/** One cold navigation (a new browser context) to the floor page; its Performance API figures. */
+export async function floorNavigation(browser: Browser, url: string): Promise<FloorNavigation> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   try {
-    for (let i = 0; i < NAVIGATIONS; i++) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-      try {
-        const page = await context.newPage();
-        await page.goto(`http://127.0.0.1:${server.addr.port}/`);
-        await page.waitForFunction(() => "floor" in globalThis, null, { timeout: 60_000 });
-        const t = await page.evaluate(() => (globalThis as unknown as { floor: FloorTimes }).floor);
-        runs.push(t);
-        console.log(
-          `navigation ${i + 1}: WebGLRenderer ${t.renderer.toFixed(0)} ms, first draw ` +
-            `${t.draw.toFixed(0)} ms, drawn ${t.drawn.toFixed(0)} ms after navigation start`,
-        );
-      } finally {
-        await context.close();
-      }
-    }
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(
+      (name) => performance.getEntriesByName(name).length > 0,
+      FLOOR_MARK,
+      { timeout: 60_000, polling: 50 },
+    );
+    return await page.evaluate((name) => {
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+      const js = resources.find((r) => new URL(r.name).pathname === "/floor.js");
+      const render = resources.find((r) => new URL(r.name).pathname === "/render");
+      return {
+        firstModel: performance.getEntriesByName(name)[0].startTime,
+        html: nav.responseEnd,
+        js: js?.responseEnd ?? NaN,
+        render: [render?.startTime ?? NaN, render?.responseEnd ?? NaN] as [number, number],
+      };
+    }, FLOOR_MARK);
   } finally {
-    await browser.close();
-    ac.abort();
-    await server.finished;
+    await context.close();
   }
-  const p50 = (f: (t: FloorTimes) => number) =>
-    percentileOfSorted(runs.map(f).sort((a, b) => a - b), 50).toFixed(0);
-  console.log(
-    `first-model floor p50: WebGLRenderer ${p50((t) => t.renderer)} ms, first draw ` +
-      `${p50((t) => t.draw)} ms, drawn ${
-        p50((t) => t.drawn)
-      } ms (target for the product: 1,000 ms)`,
-  );
 }

@@ -81,7 +81,7 @@ function p95(ms: number[]): number {
 }
 
 /** Bundles the floor page for the browser (three.js and the client's decoder included). */
-async function bundleFloorPage(dir: string): Promise<string> {
+export async function bundleFloorPage(dir: string): Promise<string> {
   const out = join(dir, "floor.js");
   const entry = new URL("./slider_floor_page.ts", import.meta.url).pathname;
   const result = await new Deno.Command(Deno.execPath(), {

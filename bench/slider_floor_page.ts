@@ -1,9 +1,10 @@
 /**
- * The slider floor's page (bundled for the browser by `slider_floor.ts`): the least a page can do
- * to turn a parameter change into pixels — fetch the render answer's bytes, decode it with the
+ * The floor's page (bundled for the browser by `bundleFloorPage`, for the slider benches and for
+ * first-model's floor, `first_model_floor.ts`): the least a page can do to turn a parameter change
+ * into pixels — fetch the render answer's bytes, decode it with the
  * client's own decoder (`decodeRenderBody`, lib/client/render_body.ts: either form, meshopt, so
- * the floor follows the product's codec), swap the geometry in a bare three.js scene and wait two animation frames. No framework,
- * signals, form, ARIA, camera fit, token or DAG substitution.
+ * the floor follows the product's codec), swap the geometry in a bare three.js scene and wait two
+ * animation frames. No framework, signals, form, ARIA, camera fit, token or DAG substitution.
  *
  * The scene is drawn as the product draws it (same canvas size, renderer settings, lighting and
  * material), so the floor's frames cost what the product's cost: the ratio measures what the
@@ -126,22 +127,39 @@ function swap(body: DecodedRenderBody): void {
 
 const frame = () => new Promise((r) => requestAnimationFrame(r));
 
-/** One change: POST `body` to `url`, decode, swap, draw on the next frame, wait two frames. */
-async function floorChange(url: string, body: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  if (!res.ok) throw new Error(`floor: ${url} answered ${res.status}`);
+/** POSTs `body` to `url` for an answer's bytes. */
+function post(url: string, body: string): Promise<Response> {
+  return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+}
+
+/** Decodes the answer, swaps it in, draws on the next frame and waits for the frame after. */
+async function show(answer: Promise<Response>): Promise<void> {
+  const res = await answer;
+  if (!res.ok) throw new Error(`floor: ${res.url} answered ${res.status}`);
   swap(await decodeRenderBody(new Uint8Array(await res.arrayBuffer())));
   requestAnimationFrame(() => renderer.render(scene, camera));
   await frame();
   await frame();
+}
+
+/** One change: POST `body` to `url`, decode, swap, draw on the next frame, wait two frames. */
+async function floorChange(url: string, body: string): Promise<number> {
+  const t0 = performance.now();
+  await show(post(url, body));
   return performance.now() - t0;
 }
 
-Object.assign(globalThis, { floorChange });
-renderer.render(scene, camera);
-document.body.dataset.ready = "true";
+/**
+ * First-model mode (`first_model_floor.ts`): the page's inline script has already sent the render
+ * request (`globalThis.firstAnswer`), so the answer travels while this module loads and the
+ * renderer is made; the model is shown as soon as both are there, and `floor:first-model` is marked
+ * when the frame that drew it has been presented, as the product's view marks its first model.
+ */
+const firstAnswer = (globalThis as { firstAnswer?: Promise<Response> }).firstAnswer;
+if (firstAnswer) {
+  show(firstAnswer).then(() => performance.mark("floor:first-model"));
+} else {
+  Object.assign(globalThis, { floorChange });
+  renderer.render(scene, camera);
+  document.body.dataset.ready = "true";
+}
