@@ -7,7 +7,8 @@
  * Accessible (WCAG 2.2 AA): the view is focusable (`tabindex=0`), an image named after the
  * project and described in words (`model_description.ts`: size, parts, triangles), operated by
  * keys (`view_keys.ts`, listed in a hint shown on focus) and by buttons (rotate, zoom, Fit: a
- * single-pointer alternative to dragging). One polite live region says "Updating model…" and,
+ * single-pointer alternative to dragging). One polite live region says "Updating model…" (once an
+ * update has run `UPDATING_DELAY_MS`) and,
  * once renders settle, "Model updated: 52 × 52 × 14 mm, 1 part" (`render_announcer.ts`);
  * `aria-busy` is set while rendering; errors are role=alert. "Updating…" shows over the last scene
  * only once a render has run for `UPDATING_DELAY_MS` (`updating_indicator.ts`: no flicker on fast

@@ -1,13 +1,22 @@
 /**
- * The 3D view's one polite live region, without the spam: "Updating model…" once when renders
- * start (it stays while a slider is dragged: the same words are not announced again), and
- * "Model updated: 52 × 52 × 14 mm, 1 part" only when the renders settle — `settleMs` after the
- * last completed render with none on its way. Errors are not said here (they are role=alert).
+ * The 3D view's one polite live region, without the spam: "Loading model…" at once for the first
+ * model; "Updating model…" only once an update has been on its way for `UPDATING_DELAY_MS`, as the
+ * visual "Updating…" (`updating_indicator.ts`: most answers come well before, and words for a
+ * wait nobody had are noise; it stays while a slider is dragged, the same words are not announced
+ * again); and "Model updated: 52 × 52 × 14 mm, 1 part" only when the renders settle — `settleMs`
+ * after the last completed render with none on its way (said again, after a moment of silence,
+ * when a new model has the same words as the last). Errors are not said here (they are
+ * role=alert). Nothing changes in the region when a render starts and answers fast, so such a
+ * render's frame is the one that draws its model (docs/performance.md, slider to pixels).
  *
  * Runs in browsers: no Deno APIs here.
  */
 import type { RenderResult } from "./render_result.ts";
 import { renderedAnnouncement, renderingAnnouncement } from "./model_description.ts";
+import { UPDATING_DELAY_MS } from "./updating_indicator.ts";
+
+/** How long the region stays empty before words it held are said again, in ms. */
+const REANNOUNCE_GAP_MS = 100;
 
 /** What the announcer is told on every change of the view's state. */
 export interface RenderAnnouncerState {
@@ -31,8 +40,15 @@ export class RenderAnnouncer {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #announced: RenderResult | null = null;
 
-  /** `onText` receives each new text; `settleMs` is how long renders must rest before "updated". */
-  constructor(readonly onText: (text: string) => void, readonly settleMs = 500) {}
+  /**
+   * `onText` receives each new text; `settleMs` is how long renders must rest before "updated",
+   * `updatingDelayMs` how long an update must run before "Updating model…".
+   */
+  constructor(
+    readonly onText: (text: string) => void,
+    readonly settleMs = 500,
+    readonly updatingDelayMs = UPDATING_DELAY_MS,
+  ) {}
 
   /** The text the region holds now. */
   get text(): string {
@@ -48,14 +64,23 @@ export class RenderAnnouncer {
       return;
     }
     if (state.loading) {
-      this.#set(renderingAnnouncement(!state.result));
+      const text = renderingAnnouncement(!state.result);
+      if (!state.result) this.#set(text);
+      else if (text !== this.#text) {
+        this.#timer = setTimeout(() => this.#set(text), this.updatingDelayMs);
+      }
       return;
     }
     const result = state.result;
     if (!result || result === this.#announced) return;
     this.#timer = setTimeout(() => {
       this.#announced = result;
-      this.#set(renderedAnnouncement(result));
+      const text = renderedAnnouncement(result);
+      if (text !== this.#text) return this.#set(text);
+      // The words the region already holds (a fast update of the same size): cleared first, so
+      // that they are said again.
+      this.#set("");
+      this.#timer = setTimeout(() => this.#set(text), REANNOUNCE_GAP_MS);
     }, this.settleMs);
   }
 

@@ -46,9 +46,9 @@ Deno.test("model description - size, parts with instance counts, triangles", () 
   assert.equal(renderedAnnouncement(shelf), "Model updated: 40 × 150.3 × 150 mm, 2 parts");
 });
 
-Deno.test("live region - 'Updating' once while renders run, 'updated' once they settle", async () => {
+Deno.test("live region - fast renders: no 'Updating', 'updated' once they settle", async () => {
   const said: string[] = [];
-  const a = new RenderAnnouncer((t) => said.push(t), 20);
+  const a = new RenderAnnouncer((t) => said.push(t), 20, 40);
   a.update({ loading: true, result: null, error: false });
   a.update({ loading: false, result: gear, error: false });
   await new Promise((r) => setTimeout(r, 60));
@@ -63,9 +63,50 @@ Deno.test("live region - 'Updating' once while renders run, 'updated' once they 
   assert.deepEqual(said, [
     "Loading model…",
     "Model updated: 52 × 52 × 14 mm, 1 part",
-    "Updating model…",
     "Model updated: 40 × 150.3 × 150 mm, 2 parts",
     "",
+  ]);
+});
+
+Deno.test("live region - 'Updating' once an update has run the delay, and once while it runs", async () => {
+  const said: string[] = [];
+  const a = new RenderAnnouncer((t) => said.push(t), 20, 40);
+  a.update({ loading: true, result: null, error: false });
+  a.update({ loading: false, result: gear, error: false });
+  await new Promise((r) => setTimeout(r, 60));
+  a.update({ loading: true, result: gear, error: false });
+  await new Promise((r) => setTimeout(r, 60));
+  // Renders go on (a slider dragged slowly): the same words are not said again.
+  a.update({ loading: false, result: gear, error: false });
+  a.update({ loading: true, result: gear, error: false });
+  await new Promise((r) => setTimeout(r, 60));
+  a.update({ loading: false, result: shelf, error: false });
+  await new Promise((r) => setTimeout(r, 60));
+  a.dispose();
+  assert.deepEqual(said, [
+    "Loading model…",
+    "Model updated: 52 × 52 × 14 mm, 1 part",
+    "Updating model…",
+    "Model updated: 40 × 150.3 × 150 mm, 2 parts",
+  ]);
+});
+
+Deno.test("live region - a new model with the same words is said again", async () => {
+  const said: string[] = [];
+  const a = new RenderAnnouncer((t) => said.push(t), 20, 40);
+  a.update({ loading: true, result: null, error: false });
+  a.update({ loading: false, result: gear, error: false });
+  await new Promise((r) => setTimeout(r, 60));
+  // A fast update whose model has the gear's size and parts (a switch that changes neither).
+  a.update({ loading: true, result: gear, error: false });
+  a.update({ loading: false, result: { ...gear }, error: false });
+  await new Promise((r) => setTimeout(r, 200));
+  a.dispose();
+  assert.deepEqual(said, [
+    "Loading model…",
+    "Model updated: 52 × 52 × 14 mm, 1 part",
+    "",
+    "Model updated: 52 × 52 × 14 mm, 1 part",
   ]);
 });
 

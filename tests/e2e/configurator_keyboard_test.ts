@@ -98,12 +98,17 @@ function viewState(page: Page) {
   });
 }
 
-/** Waits for a new drawn scene after `before` (its dag hash) and the live region's "updated". */
+/**
+ * Waits for a new drawn scene after `before` (its dag hash) and the live region's "updated" for
+ * it (the region says nothing when a render starts and answers fast: its words describe the new
+ * scene once they name the size its description names).
+ */
 async function settled(page: Page, before: string) {
   let s = await viewState(page);
   await until(async () => {
     s = await viewState(page);
-    return s.dag !== before && s.status === "ready" && s.live.startsWith("Model updated");
+    const size = /^Model updated: (.+ mm),/.exec(s.live)?.[1];
+    return s.dag !== before && s.status === "ready" && !!size && s.described[0].includes(size);
   }, "the new scene and its announcement");
   return s;
 }
