@@ -7,6 +7,7 @@
  */
 import { h, render } from "preact";
 import Configurator, { type ConfiguratorProps } from "../../islands/Configurator.tsx";
+import { runEffectsInTasks } from "../client/effect_scheduling.ts";
 
 export { h, render } from "preact";
 export { default as Configurator } from "../../islands/Configurator.tsx";
@@ -40,11 +41,16 @@ export {
   type SnapshotOptions,
 } from "../client/snapshot.ts";
 
+export { effectsInTasks, runEffectsInTasks } from "../client/effect_scheduling.ts";
+
 /**
  * Renders a configurator into `element` (for React or plain-JS apps); returns an unmount function.
- * Inject `CONFIGURATOR_CSS` once into the page (or the shadow root) that holds it.
+ * Inject `CONFIGURATOR_CSS` once into the page (or the shadow root) that holds it. Its Preact runs
+ * effects in tasks (`runEffectsInTasks`); a Preact app using the components directly may call that
+ * itself.
  */
 export function mount(element: Element, props: ConfiguratorProps): () => void {
+  runEffectsInTasks();
   render(h(Configurator, props), element);
   return () => render(null, element);
 }
