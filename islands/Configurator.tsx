@@ -31,6 +31,7 @@ import type { ParameterSchema } from "../lib/dag/parameter_schema.ts";
 import { enforceThemeContrast } from "../lib/client/theme_contrast.ts";
 import { keptEffective } from "../lib/client/effective_value_text.ts";
 import { createShareUrl, restoreFromUrl, type ShareNote } from "../lib/client/share_link.ts";
+import { PageChangeSync } from "../lib/client/page_change_sync.ts";
 import {
   renderSnapshot,
   settledResult,
@@ -221,12 +222,18 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   // Scene Viewer fetches a GLB URL: the partner's, else a kernel AR ticket for the scene shown.
   const shownArMode = arMode;
 
-  const apply = (next: Record<string, unknown>, announce: boolean) => {
+  // The form takes a page change's values with their model (lib/client/page_change_sync.ts).
+  const [formSync] = useState(() => new PageChangeSync(() => setValues(valuesRef.current)));
+  useEffect(() => () => formSync.dispose(), []);
+
+  /** Renders `next`; `from` the form (or the first values) shows at once, from the page with its model. */
+  const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
     valuesRef.current = next;
     // Render first: its request is queued before the re-render setValues queues, so it leaves
     // before the form is diffed (lib/client/render_client.ts, #enqueue).
-    render(next);
-    setValues(next);
+    const rendered = render(next);
+    if (from === "form") formSync.now();
+    else formSync.withModel(rendered);
     if (announce) {
       emit?.({ type: "change", values: next });
       bridgeRef.current?.send({ type: "cad:change", values: next });
@@ -239,7 +246,8 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   const applyRef = useRef(apply);
   applyRef.current = apply;
   const onFieldChange = useMemo(
-    () => (name: string, v: unknown) => applyRef.current({ ...valuesRef.current, [name]: v }, true),
+    () => (name: string, v: unknown) =>
+      applyRef.current({ ...valuesRef.current, [name]: v }, true, "form"),
     [],
   );
   const schema = project?.schema;
@@ -264,7 +272,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
 
   const controller: ConfiguratorController = {
     setParameters(v) {
-      apply({ ...valuesRef.current, ...v }, true);
+      apply({ ...valuesRef.current, ...v }, true, "page");
     },
     getValues: () => ({ ...valuesRef.current }),
     async getConfiguration() {
@@ -321,7 +329,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
       : restoreFromUrl(globalThis.location.href, project);
     const merged = { ...start, ...valuesRef.current, ...restored?.values };
     if (restored) setShareNotes(restored.notes);
-    apply(merged, false);
+    apply(merged, false, "form");
     props.controller?.({
       setParameters: (v) => controllerRef.current.setParameters(v),
       getValues: () => controllerRef.current.getValues(),
