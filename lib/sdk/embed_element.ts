@@ -14,7 +14,7 @@
  * button's action; the button shows only on devices with an AR viewer).
  *
  * The element's Preact runs `useEffect` callbacks in tasks, not after animation frames it asks for
- * (`runEffectsInTasks`, lib/client/effect_scheduling.ts). The hub's `embed.js` bundles its own
+ * (`runEffectsInTasks`, lib/web/effect_scheduling.ts). The hub's `embed.js` bundles its own
  * Preact; from npm, where Preact is a peer dependency, this applies to the page's Preact too.
  *
  * Runs in browsers: no Deno APIs here.
@@ -28,7 +28,7 @@ import { CONFIGURATOR_CSS } from "../client/configurator_styles.ts";
 import type { SessionStatus } from "../client/mod.ts";
 import { blobToDataUrl, type SnapshotOptions } from "../client/snapshot.ts";
 import type { ArLaunch } from "../client/ar_launch.ts";
-import { runEffectsInTasks } from "../client/effect_scheduling.ts";
+import { runEffectsInTasks } from "../web/effect_scheduling.ts";
 
 /** The hub this script was loaded from (the default `hub-url`). */
 const SCRIPT_ORIGIN = new URL(import.meta.url).origin;

@@ -7,7 +7,7 @@
  */
 import { h, render } from "preact";
 import Configurator, { type ConfiguratorProps } from "../../islands/Configurator.tsx";
-import { runEffectsInTasks } from "../client/effect_scheduling.ts";
+import { runEffectsInTasks } from "../web/effect_scheduling.ts";
 
 export { h, render } from "preact";
 export { default as Configurator } from "../../islands/Configurator.tsx";
@@ -41,7 +41,7 @@ export {
   type SnapshotOptions,
 } from "../client/snapshot.ts";
 
-export { effectsInTasks, runEffectsInTasks } from "../client/effect_scheduling.ts";
+export { effectsInTasks, runEffectsInTasks } from "../web/effect_scheduling.ts";
 
 /**
  * Renders a configurator into `element` (for React or plain-JS apps); returns an unmount function.

@@ -10,7 +10,7 @@
  */
 import { type ComponentType, h, render } from "preact";
 import type { IslandBootData } from "./islands.ts";
-import { runEffectsInTasks } from "../client/effect_scheduling.ts";
+import { runEffectsInTasks } from "./effect_scheduling.ts";
 
 const START = /^island:([A-Za-z0-9_]+):(\d+)$/;
 
@@ -79,7 +79,7 @@ export async function bootIslands(doc: Document = document): Promise<void> {
   doc.documentElement.dataset.islands = "ready";
 }
 
-// Our pages' islands run their effects without asking for frames (lib/client/effect_scheduling.ts).
+// Our pages' islands run their effects without asking for frames (effect_scheduling.ts).
 runEffectsInTasks();
 bootIslands().catch((err) => {
   console.error("island boot failed", err);

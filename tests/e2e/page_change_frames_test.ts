@@ -1,7 +1,7 @@
 /**
  * A change the page makes (`setParameters`) reaches the screen in one frame, in Chromium on a
  * partner origin: between the call and the answer the configurator asks for no animation frame
- * (Preact's effects run in tasks, lib/client/effect_scheduling.ts) and changes no text, so the
+ * (Preact's effects run in tasks, lib/web/effect_scheduling.ts) and changes no text, so the
  * frame that draws the new model is the first one, and the form shows the new value in that same
  * frame (lib/client/page_change_sync.ts). A render slower than `FORM_SYNC_DEADLINE_MS` shows the
  * value at the deadline, before its model; a shopper's own change shows in the form at once.

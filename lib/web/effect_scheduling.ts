@@ -10,7 +10,8 @@
  * effects in a task, frames are drawn only for what changed on screen. A task also runs in a
  * background tab, where animation frames do not.
  *
- * Runs in browsers: no Deno APIs here.
+ * The islands framework's, browser side (the island pages call it at boot); the SDK's element
+ * and `mount()` call it too. Runs in browsers: no Deno APIs here.
  */
 import { options } from "preact";
 

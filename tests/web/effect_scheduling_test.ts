@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { options } from "preact";
-import { effectsInTasks, runEffectsInTasks } from "@/lib/client/effect_scheduling.ts";
+import { effectsInTasks, runEffectsInTasks } from "@/lib/web/effect_scheduling.ts";
 
 Deno.test("effect scheduling - effects flush in a later task, without asking for a frame", async () => {
   const g = globalThis as { requestAnimationFrame?: (cb: () => void) => number };
