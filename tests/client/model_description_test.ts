@@ -46,12 +46,18 @@ Deno.test("model description - size, parts with instance counts, triangles", () 
   assert.equal(renderedAnnouncement(shelf), "Model updated: 40 × 150.3 × 150 mm, 2 parts");
 });
 
-Deno.test("live region - fast renders: no 'Updating', 'updated' once they settle", async () => {
+/** An announcer (settle 20 ms, "Updating" after 40 ms) that has said the gear's first model. */
+async function announcedGear() {
   const said: string[] = [];
   const a = new RenderAnnouncer((t) => said.push(t), 20, 40);
   a.update({ loading: true, result: null, error: false });
   a.update({ loading: false, result: gear, error: false });
   await new Promise((r) => setTimeout(r, 60));
+  return { said, a };
+}
+
+Deno.test("live region - fast renders: no 'Updating', 'updated' once they settle", async () => {
+  const { said, a } = await announcedGear();
   // A slider dragged: three renders in a row, each superseding the last before it settles.
   for (const r of [shelf, gear, shelf]) {
     a.update({ loading: true, result: r, error: false });
@@ -69,11 +75,7 @@ Deno.test("live region - fast renders: no 'Updating', 'updated' once they settle
 });
 
 Deno.test("live region - 'Updating' once an update has run the delay, and once while it runs", async () => {
-  const said: string[] = [];
-  const a = new RenderAnnouncer((t) => said.push(t), 20, 40);
-  a.update({ loading: true, result: null, error: false });
-  a.update({ loading: false, result: gear, error: false });
-  await new Promise((r) => setTimeout(r, 60));
+  const { said, a } = await announcedGear();
   a.update({ loading: true, result: gear, error: false });
   await new Promise((r) => setTimeout(r, 60));
   // Renders go on (a slider dragged slowly): the same words are not said again.
@@ -92,11 +94,7 @@ Deno.test("live region - 'Updating' once an update has run the delay, and once w
 });
 
 Deno.test("live region - a new model with the same words is said again", async () => {
-  const said: string[] = [];
-  const a = new RenderAnnouncer((t) => said.push(t), 20, 40);
-  a.update({ loading: true, result: null, error: false });
-  a.update({ loading: false, result: gear, error: false });
-  await new Promise((r) => setTimeout(r, 60));
+  const { said, a } = await announcedGear();
   // A fast update whose model has the gear's size and parts (a switch that changes neither).
   a.update({ loading: true, result: gear, error: false });
   a.update({ loading: false, result: { ...gear }, error: false });
