@@ -226,7 +226,8 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   const [formSync] = useState(() => new PageChangeSync(() => setValues(valuesRef.current)));
   useEffect(() => () => formSync.dispose(), []);
 
-  /** Renders `next`; `from` the form (or the first values) shows at once, from the page with its model. */
+  // Renders `next`. The form shows values from the form itself (and the first ones) at once, and
+  // values the page set with their model.
   const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
     valuesRef.current = next;
     // Render first: its request is queued before the re-render setValues queues, so it leaves
