@@ -144,12 +144,17 @@ Deno.test("render flight - 32 identical renders split over two kernel nodes eval
           a: await counter(a, "kernel_render_evaluations_total"),
           b: await counter(b, "kernel_render_evaluations_total"),
         };
-        // One request on A: once the lease exists it has passed every check and is evaluating (a
-        // request frozen before its checks would fail closed at resume, which is not the point).
+        // One request on A, frozen once it holds the lease and evaluates: its evaluation counted
+        // (after every check). The lease alone is not enough: it is asked for in the budget
+        // spend's round trip, and a request frozen before it read that answer would fail closed
+        // at resume (its Redis deadline passed), which is not the point here.
         const onA = rendered(render(a.url, token, f.origin, { dag }));
         const since = performance.now();
-        while ((await leases(redis, prefix)).length === 0) {
-          if (performance.now() - since > HANG_GUARD_MS) throw new Error("A never took the lease");
+        while (
+          (await leases(redis, prefix)).length === 0 ||
+          await counter(a, "kernel_render_evaluations_total") === before.a
+        ) {
+          if (performance.now() - since > HANG_GUARD_MS) throw new Error("A never evaluated");
           await new Promise((r) => setTimeout(r, 5));
         }
         Deno.kill(a.pid, "SIGSTOP");
