@@ -18,12 +18,15 @@ import { brotliParams, type ContentCoding } from "../http/content_coding.ts";
 import { compressOffThread } from "../http/compression_worker.ts";
 
 /**
- * brotli quality of a cached prefix. Measured on the vase's binary response (23 KB, issue 15):
- * q5 13,092 B / q6 13,069 B in about 1 ms; q7–q9 13.0–13.8 KB (worse on meshopt bytes behind a
- * JSON head) in 10–60 ms; q10–q11 12.3–12.5 KB in 50–150 ms, too slow for the miss that pays it;
- * gzip -9 12,925 B in 0.5 ms.
+ * brotli quality of a cached prefix, the one the miss that makes it pays for. Measured on the
+ * vase's binary response (23 KB, issue 15): q5 13,092 B / q6 13,069 B in about 1 ms; q7–q9
+ * 13.0–13.8 KB (worse on meshopt bytes behind a JSON head) in 10–60 ms; q10–q11 12.3–12.5 KB in
+ * 50–150 ms, too slow for the miss; gzip -9 12,925 B in 0.5 ms. On the spur gear (8.6 KB JSON form,
+ * 6.8 KB binary; 1 s of back-to-back runs each) q5 took 238 / 270 µs and q6 312 / 351 µs for the
+ * same bytes within one (q4: 175 / 202 µs, 1 % more): q5, the quality of every other dynamic
+ * answer (`compress`, lib/http/content_coding.ts). A prefix served twice is upgraded anyway.
  */
-export const PREFIX_BROTLI_QUALITY = 6;
+export const PREFIX_BROTLI_QUALITY = 5;
 /**
  * brotli quality a cached prefix is upgraded to in the background once it is served a second time
  * (on the compression thread, never on a request's path): q10 took 6 % fewer bytes than q6 over the
