@@ -11,7 +11,7 @@
  *   the TTL is short (3 s) and a node that died or froze is detected within one TTL, however long
  *   its evaluation would have taken. It stores the scene in L2, then deletes the lease if it is
  *   still its own (compare-and-delete: a lease that expired and was taken by another node is left
- *   alone), then publishes a notice (flight_notices.ts).
+ *   alone) and, in the same pipeline, publishes a notice (flight_notices.ts).
  * - A waiter wakes on the notice, or after a poll interval (25 ms doubling to 250 ms) as the safety
  *   net, and asks again: L2 and the lease together. The holder's scene ends the wait; a free lease
  *   (the holder died, or gave up without a notice) is taken and this node evaluates; a "failed"
@@ -243,8 +243,9 @@ export class RenderLease {
         if (released) return;
         released = true;
         clearInterval(timer);
-        await this.drop(key);
-        await this.#notices?.publish(key, outcome);
+        // In one pipeline (one write, one round trip): a waiter woken by the notice asks L2 first,
+        // where a stored scene already is, so the notice need not wait for the lease's deletion.
+        await Promise.all([this.drop(key), this.#notices?.publish(key, outcome)]);
       },
     };
   }
