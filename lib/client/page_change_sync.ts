@@ -29,7 +29,8 @@ export const FORM_SYNC_DEADLINE_MS = 100;
  */
 export class PageChangeSync {
   #deadline: TimerHandle | undefined;
-  #disposed = false;
+  /** Bumped by `dispose`: answers of changes made before it are ignored. */
+  #generation = 0;
 
   /** `onSync` sets the form's values; `deadlineMs` defaults to `FORM_SYNC_DEADLINE_MS`. */
   constructor(
@@ -53,19 +54,27 @@ export class PageChangeSync {
    * runs from the first change not yet shown (changes in a row do not push it back).
    */
   withModel(rendered: Promise<unknown>): void {
-    if (this.#disposed) return;
-    this.#deadline ??= this.clock.setTimeout(() => this.#sync(), this.deadlineMs);
-    rendered.then(() => this.#sync(), () => this.#sync());
+    const generation = this.#generation;
+    this.#deadline ??= this.clock.setTimeout(
+      () => this.#sync(),
+      this.deadlineMs,
+    );
+    const settled = () => {
+      if (generation === this.#generation) this.#sync();
+    };
+    rendered.then(settled, settled);
   }
 
-  /** Stops the deadline (the form is going away). */
+  /**
+   * Stops the deadline and ignores the answers of the changes made so far (the form is going
+   * away). Later changes are synced again, so a trial unmount (React's StrictMode) leaves it usable.
+   */
   dispose(): void {
-    this.#disposed = true;
+    this.#generation++;
     this.#cancel();
   }
 
   #sync(): void {
-    if (this.#disposed) return;
     this.#cancel();
     this.onSync();
   }

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
+import { FORM_SYNC_DEADLINE_MS } from "@/lib/client/page_change_sync.ts";
 import { packSdk } from "@/packages/sdk/scripts/pack.ts";
 import { startTestServer } from "../_helpers/server.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
@@ -165,7 +166,7 @@ Deno.test({
         },
       );
 
-      await t.step("React ref: getShareUrl reopens the values, snapshot is a PNG", async () => {
+      await t.step("React ref: share link, snapshot, a page change with its model", async () => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
         const errors: string[] = [];
         page.on("pageerror", (e) => errors.push(String(e)));
@@ -221,6 +222,37 @@ Deno.test({
           out.values,
           "the link restores the exact values",
         );
+        // A change from the page reaches the form with its model: no text in the configurator
+        // changes before the answer (or the form's deadline), and the field then shows it.
+        const synced = await page.evaluate(async (deadline) => {
+          const w = globalThis as unknown as {
+            cad: { setParameters(v: Record<string, unknown>): void };
+            partnerRenders: unknown[];
+          };
+          const root = document.querySelector(".cad-configurator")!;
+          const field = () =>
+            root.querySelector('input[type="range"][name="width"]')!.closest(".cad-field")!
+              .querySelector(".cad-field__value")?.textContent;
+          const texts: number[] = [];
+          const observer = new MutationObserver((records) => {
+            for (const r of records) if (r.type !== "attributes") texts.push(performance.now());
+          });
+          observer.observe(root, { subtree: true, childList: true, characterData: true });
+          const before = w.partnerRenders.length;
+          performance.clearResourceTimings();
+          const start = performance.now();
+          w.cad.setParameters({ width: 45 });
+          while (w.partnerRenders.length === before) await new Promise((r) => setTimeout(r, 1));
+          observer.disconnect();
+          const answer = (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+            .find((r) => r.name.endsWith("/render"))!.responseEnd;
+          const shown = await new Promise((r) => requestAnimationFrame(() => r(field())));
+          return {
+            textsBefore: texts.filter((at) => at < Math.min(answer, start + deadline)).length,
+            shown,
+          };
+        }, FORM_SYNC_DEADLINE_MS);
+        assert.deepEqual(synced, { textsBefore: 0, shown: "45 mm" });
         assert.deepEqual(errors, []);
         await again.close();
         await page.close();

@@ -42,6 +42,7 @@ import {
   type SnapshotOptions,
 } from "../../../../lib/client/snapshot.ts";
 import { useConfigurator } from "./context.ts";
+import { PageChangeSync } from "../../../../lib/client/page_change_sync.ts";
 import { type ArMode, detectArSupport } from "../../../../lib/client/ar_support.ts";
 import { ArError, type ArLaunch, viewInAr } from "../../../../lib/client/ar_launch.ts";
 
@@ -174,7 +175,7 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
     };
   }, []);
   useImperativeHandle(props.handle, () => ({
-    setParameters: (v) => apply({ ...valuesRef.current, ...v }, true),
+    setParameters: (v) => apply({ ...valuesRef.current, ...v }, true, "page"),
     getValues: () => ({ ...valuesRef.current }),
     getShareUrl: (baseUrl) =>
       project
@@ -197,17 +198,24 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
     viewInAr: () => openArRef.current(),
   }), [project, clients, props.shareBaseUrl]);
 
-  const apply = (next: Record<string, unknown>, announce: boolean) => {
+  // The form takes a page change's values with their model (lib/client/page_change_sync.ts).
+  const [formSync] = useState(() => new PageChangeSync(() => setValues(valuesRef.current)));
+  useEffect(() => () => formSync.dispose(), [formSync]);
+  // Renders `next`. The form shows values from the form itself (and the first ones) at once, and
+  // values the page set with their model.
+  const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
     valuesRef.current = next;
-    setValues(next);
-    render(next);
+    const rendered = render(next);
+    if (from === "form") formSync.now();
+    else formSync.withModel(rendered);
     if (announce) emit.current?.({ type: "change", values: next });
   };
   // A stable handler, so the form's fields re-render only when what they show changed.
   const applyRef = useRef(apply);
   applyRef.current = apply;
   const onFieldChange = useMemo(
-    () => (name: string, v: unknown) => applyRef.current({ ...valuesRef.current, [name]: v }, true),
+    () => (name: string, v: unknown) =>
+      applyRef.current({ ...valuesRef.current, [name]: v }, true, "form"),
     [],
   );
   // Every answer carries a new `effective` object (usually empty): keep the one the form has
@@ -226,7 +234,7 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
       : restoreFromUrl(globalThis.location.href, project);
     const merged = { ...start, ...valuesRef.current, ...restored?.values };
     if (restored) setShareNotes(restored.notes);
-    apply(merged, false);
+    apply(merged, false, "form");
     emit.current?.({
       type: "ready",
       project: project.slug,
