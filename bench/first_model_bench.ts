@@ -229,7 +229,7 @@ ${snippet}
     () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }),
   );
   const dir = await Deno.makeTempDir({ prefix: "cadcfg-first-model-" });
-  const floorServer = startFirstModelFloor(await bundleFloorPage(dir));
+  const floorServer = await startFirstModelFloor(await bundleFloorPage(dir));
   const browser = await launchBrowser();
   const navigations: Navigation[] = [];
   const floor: FloorNavigation[] = [];

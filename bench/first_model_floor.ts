@@ -6,8 +6,8 @@
  * - `/`: a bare page whose inline script sends the render request at once (no token, no project
  *   fetch: a floor below any real implementation), then loads one module;
  * - `/floor.js`: the floor page (`slider_floor_page.ts`: three.js, the client's decoder, the
- *   product's renderer settings, light and material), minified and brotli-compressed at the
- *   product's static quality, as the hub serves its own bundles;
+ *   product's renderer settings, light and material), minified and served as the hub serves its
+ *   own bundles (`CodedAsset`);
  * - `/render`: the very answer the product's first render received (recorded in the warm-up
  *   navigation), brotli-compressed at the product's dynamic quality.
  *
@@ -17,10 +17,14 @@
  */
 import type { Browser } from "playwright-core";
 import {
-  type CompressionEffort,
   compressSync,
+  type ContentCoding,
   negotiateContentCoding,
 } from "../lib/http/content_coding.ts";
+import { assetRequest, assetResponse, CodedAsset } from "../lib/http/coded_asset.ts";
+
+/** The hub's `Cache-Control` for its content-hashed bundles (each navigation's cache is new). */
+const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /** The mark the floor page sets when its first model has been presented. */
 export const FLOOR_MARK = "floor:first-model";
@@ -50,28 +54,18 @@ export interface FirstModelFloor {
   close(): Promise<void>;
 }
 
-/** `bytes` in the coding the request accepts (negotiated as the hub does), with its headers. */
-function coded(
-  req: Request,
-  bytes: Uint8Array,
-  type: string,
-  effort: CompressionEffort,
-  memo: Map<string, Uint8Array<ArrayBuffer>>,
-): Response {
-  const coding = negotiateContentCoding(req.headers.get("accept-encoding") ?? "");
-  const headers: Record<string, string> = { "content-type": type, vary: "accept-encoding" };
-  if (!coding) return new Response(bytes.slice(), { headers });
-  let body = memo.get(coding);
-  if (!body) memo.set(coding, body = compressSync(bytes, coding, effort));
-  return new Response(body, { headers: { ...headers, "content-encoding": coding } });
-}
-
 /** Starts the floor's server for the bundled floor page `script`. */
-export function startFirstModelFloor(script: string): FirstModelFloor {
-  const js = new TextEncoder().encode(script);
-  const jsCoded = new Map<string, Uint8Array<ArrayBuffer>>();
+export async function startFirstModelFloor(script: string): Promise<FirstModelFloor> {
+  // Served as the hub serves its bundles (lib/http/coded_asset.ts), brotli made before the first
+  // navigation, as the hub's warm-up navigation leaves its own.
+  const js = await CodedAsset.of(
+    new TextEncoder().encode(script),
+    "text/javascript; charset=utf-8",
+  );
+  await js.coded("br");
   let scene: FloorScene | undefined;
-  const renderCoded = new Map<string, Uint8Array<ArrayBuffer>>();
+  // The replayed answer, compressed once per coding at the kernel's per-response effort.
+  const renderCoded = new Map<ContentCoding, Uint8Array<ArrayBuffer>>();
   const ac = new AbortController();
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen() {} },
@@ -80,10 +74,20 @@ export function startFirstModelFloor(script: string): FirstModelFloor {
       if (path === "/" && scene) {
         return new Response(page(), { headers: { "content-type": "text/html; charset=utf-8" } });
       }
-      if (path === "/floor.js") return coded(req, js, "text/javascript", "static", jsCoded);
+      if (path === "/floor.js") {
+        return await assetResponse(js, assetRequest(req), { cacheControl: IMMUTABLE });
+      }
       if (path === "/render" && scene) {
         await req.arrayBuffer();
-        return coded(req, scene.bytes, scene.type, "dynamic", renderCoded);
+        const headers: Record<string, string> = {
+          "content-type": scene.type,
+          vary: "accept-encoding",
+        };
+        const coding = negotiateContentCoding(req.headers.get("accept-encoding"));
+        if (!coding) return new Response(scene.bytes.slice(), { headers });
+        let body = renderCoded.get(coding);
+        if (!body) renderCoded.set(coding, body = compressSync(scene.bytes, coding, "dynamic"));
+        return new Response(body, { headers: { ...headers, "content-encoding": coding } });
       }
       return new Response("not found", { status: 404 });
     },
