@@ -149,7 +149,7 @@ export class RenderCache {
       if (early) early.used = true;
       const fromL2 = await (early ? early.scene : this.#l2Get(key));
       if (fromL2) {
-        if (early?.lease) this.#dropIfTaken(key, early.lease);
+        if (early?.lease) this.#lease?.dropIfTaken(key, early.lease);
         this.#counts.l2++;
         this.#l1.set(key, fromL2);
         return { scene: fromL2, cache: "l2" as const };
@@ -231,12 +231,7 @@ export class RenderCache {
     if (this.#prefetching.get(prefetched.key) === prefetched) {
       this.#prefetching.delete(prefetched.key);
     }
-    if (prefetched.lease) this.#dropIfTaken(prefetched.key, prefetched.lease);
-  }
-
-  /** Drops the lease on `key` once `attempt` answers that it was taken (not awaited by anyone). */
-  #dropIfTaken(key: string, attempt: Promise<boolean | undefined>): void {
-    void attempt.then((taken) => taken ? this.#lease?.drop(key) : undefined);
+    if (prefetched.lease) this.#lease?.dropIfTaken(prefetched.key, prefetched.lease);
   }
 
   /** Number of scenes and bytes held in L1 (for metrics and tests). */

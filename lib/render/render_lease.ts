@@ -142,7 +142,7 @@ export class RenderLease {
           ? [await asked, undefined]
           : await Promise.all([this.attempt(key), readL2()]);
         if (scene !== undefined) {
-          if (taken) await this.drop(key);
+          if (taken) await this.#drop(key);
           return this.#ended(waited, "scene", { kind: "scene", scene });
         }
         if (taken === undefined) {
@@ -174,13 +174,13 @@ export class RenderLease {
   /**
    * Sends the lease attempt on `key` now, to share a round trip with other commands (send the L2
    * read after it): true when taken, false when another node holds it, undefined when Redis
-   * failed. Hand it to `claim`, or `drop` a lease taken and not wanted.
+   * failed. Hand it to `claim`, or to `dropIfTaken` when it is not wanted.
    *
    * @example
    * ```ts
    * const attempted = lease.attempt(key);
    * const scene = await readL2(key); // same round trip
-   * if (scene) void attempted.then((taken) => taken && lease.drop(key));
+   * if (scene) lease.dropIfTaken(key, attempted);
    * else await lease.claim(key, () => readL2(key), attempted);
    * ```
    */
@@ -188,8 +188,13 @@ export class RenderLease {
     return this.#take(key).catch(() => undefined);
   }
 
+  /** Drops the lease `attempted` (an `attempt` on `key`) took, once it answers; not awaited. */
+  dropIfTaken(key: string, attempted: Promise<boolean | undefined>): void {
+    void attempted.then((taken) => taken ? this.#drop(key) : undefined);
+  }
+
   /** Deletes the lease on `key` if it is still this node's (no notice: nothing was evaluated). */
-  async drop(key: string): Promise<void> {
+  async #drop(key: string): Promise<void> {
     try {
       await this.#release.run([this.leaseKey(key)], [this.#nodeId]);
     } catch {
@@ -245,7 +250,7 @@ export class RenderLease {
         clearInterval(timer);
         // In one pipeline (one write, one round trip): a waiter woken by the notice asks L2 first,
         // where a stored scene already is, so the notice need not wait for the lease's deletion.
-        await Promise.all([this.drop(key), this.#notices?.publish(key, outcome)]);
+        await Promise.all([this.#drop(key), this.#notices?.publish(key, outcome)]);
       },
     };
   }
