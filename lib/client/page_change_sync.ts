@@ -55,10 +55,7 @@ export class PageChangeSync {
    */
   withModel(rendered: Promise<unknown>): void {
     const generation = this.#generation;
-    this.#deadline ??= this.clock.setTimeout(
-      () => this.#sync(),
-      this.deadlineMs,
-    );
+    this.#deadline ??= this.clock.setTimeout(() => this.#sync(), this.deadlineMs);
     const settled = () => {
       if (generation === this.#generation) this.#sync();
     };
