@@ -3,7 +3,7 @@
  * (the pool never sends a second job before the first is answered).
  *
  * Protocol (worker_protocol.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
- * the pool posts `{ id, dag, limits }`; the worker answers `{ type: "result", id, json }` (the
+ * the pool posts `{ id, dag, limits }` (`dag` the DAG or the JSON text holding it); the worker answers `{ type: "result", id, json }` (the
  * scene as JSON text) or `{ type: "error", id, error, fatal }`. `fatal` means the error was not an
  * EvalError (a WASM abort, an out-of-memory, a bug): the module may be corrupt, so the pool
  * replaces this worker.
@@ -12,7 +12,7 @@ import { toWireError } from "./eval_errors.ts";
 import { evaluateDag, evaluateDagExact } from "./evaluate.ts";
 import { buildExportFile } from "./export/export_file.ts";
 import { getManifoldRuntime } from "./manifold_runtime.ts";
-import type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
+import { dagOf, type WorkerJob, type WorkerReply } from "./worker_protocol.ts";
 
 export type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 
@@ -28,8 +28,9 @@ const scope = globalThis as unknown as WorkerScope;
 async function start(): Promise<void> {
   const runtime = await getManifoldRuntime();
   scope.onmessage = async (event) => {
-    const { id, dag, limits } = event.data;
+    const { id, limits } = event.data;
     try {
+      const dag = dagOf(event.data.dag);
       const wanted = event.data.export;
       if (wanted) {
         const { scene, exact } = await evaluateDagExact(dag, runtime, limits);

@@ -13,7 +13,6 @@
  * way (`internal_error`). Workers start on demand, up to the pool size, and stay warm.
  */
 import { Admission, type AdmissionLimits, admissionLimits, type AdmittedJob } from "./admission.ts";
-import type { Dag } from "../dag/dag_types.ts";
 import {
   EvalError,
   type EvalErrorCode,
@@ -22,7 +21,7 @@ import {
 } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { FairQueue, type Tenant } from "./fair_queue.ts";
-import type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
+import type { DagSource, WorkerJob, WorkerReply } from "./worker_protocol.ts";
 import type { Scene } from "../dag/scene.ts";
 import type { ExportFormat } from "../dag/export_format.ts";
 
@@ -79,7 +78,7 @@ export function defaultPoolSize(): number {
 
 interface Job extends AdmittedJob {
   id: number;
-  dag: Dag;
+  dag: DagSource;
   deadlineMs: number;
   signal?: AbortSignal;
   limits: EvalLimits;
@@ -142,12 +141,12 @@ export class WorkerPool {
   }
 
   /**
-   * Evaluates a validated DAG on a worker. Rejects with an EvalError: the evaluation's own
+   * Evaluates a validated DAG (or the checked JSON text holding it) on a worker. Rejects with an EvalError: the evaluation's own
    * (`invalid_dag`, `render_failed`), `render_timeout` past the deadline, `kernel_busy` when it is
    * not admitted (admission.ts), waits in the queue past its time or the pool closes,
    * `internal_error` when the worker crashed. Capacity and deadline errors carry `retryAfter`.
    */
-  evaluate(dag: Dag, options: PoolEvaluateOptions = {}): Promise<Scene> {
+  evaluate(dag: DagSource, options: PoolEvaluateOptions = {}): Promise<Scene> {
     return this.#run(dag, options) as Promise<Scene>;
   }
 
@@ -157,7 +156,7 @@ export class WorkerPool {
    * `title` names the model inside the file.
    */
   exportFile(
-    dag: Dag,
+    dag: DagSource,
     format: ExportFormat,
     title: string,
     options: PoolEvaluateOptions = {},
@@ -166,7 +165,7 @@ export class WorkerPool {
   }
 
   #run(
-    dag: Dag,
+    dag: DagSource,
     options: PoolEvaluateOptions,
     wanted?: WorkerJob["export"],
   ): Promise<Scene | Uint8Array> {

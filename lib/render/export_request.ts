@@ -16,7 +16,7 @@ import {
   type KeyExportFormats,
 } from "../dag/export_format.ts";
 import type { CacheLevel } from "../dag/render_response.ts";
-import type { Dag } from "../dag/dag_types.ts";
+import type { DagSource } from "../kernel/worker_protocol.ts";
 import type { DagLimits } from "../dag/dag_limits.ts";
 import {
   admitRender,
@@ -33,7 +33,7 @@ export interface ExportDeps extends RenderDeps {
   exports: Pick<ExportCache, "getOrBuild">;
   /** Evaluates on a worker and builds the file there (WorkerPool.exportFile). */
   exportFile(
-    dag: Dag,
+    dag: DagSource,
     format: ExportFormat,
     title: string,
     limits?: Partial<DagLimits>,

@@ -28,6 +28,7 @@ import { parseIdempotencyKey } from "./idempotency_key.ts";
 import type { Scene } from "../dag/scene.ts";
 import { checkInstance } from "../kernel/template_instance.ts";
 import type { Dag } from "../dag/dag_types.ts";
+import type { DagSource } from "../kernel/worker_protocol.ts";
 import type { DagLimits } from "../dag/dag_limits.ts";
 import { assertPythonDag, PYTHON_MODE_LIMITS } from "../kernel/python_mode.ts";
 
@@ -45,7 +46,7 @@ export interface RenderDeps {
    * Evaluates off the request thread; `limits` tightens the defaults (python-mode DAGs); `tenant`
    * is whose render it is, for fair admission to the evaluation pool.
    */
-  evaluate: (dag: Dag, limits?: Partial<DagLimits>, tenant?: RenderTenant) => Promise<Scene>;
+  evaluate: (dag: DagSource, limits?: Partial<DagLimits>, tenant?: RenderTenant) => Promise<Scene>;
   /** Per-key daily and monthly render quotas (optional: absent, nothing is counted). */
   quotas?: {
     /** Counts one render against the key's quotas; throws `quota_exceeded` when one is spent. */
@@ -178,8 +179,11 @@ export interface AdmittedRender {
   spend: BudgetSpend;
   /** The idempotency key the spend was recorded under, or null. */
   idempotencyKey: string | null;
-  /** The DAG to evaluate (a remembered body is parsed again: its text gives the same DAG). */
-  dag(): Dag;
+  /**
+   * The DAG to evaluate: the body's text when it decoded (the checked DAG is its `dag` member, and
+   * the text reaches a worker cheaper than the object), else the checked DAG.
+   */
+  dag(): DagSource;
   /** Tighter limits for a python-mode DAG, else undefined. */
   limits?: Partial<DagLimits>;
   /** Whose evaluation it is, for fair admission to the pool. */
@@ -268,10 +272,12 @@ export async function admitRender(
     checked,
     spend,
     idempotencyKey,
-    // A remembered body was checked before: its text parses to the same valid DAG.
+    // The checks passed the body's own `dag` member (its nodes as parsed, not rewritten), and a
+    // remembered body passed them before: either way the text parses to the same valid DAG.
     dag: () =>
-      dag ??
-        ((text === undefined ? parseJsonBytes(input.body) : JSON.parse(text)) as { dag: Dag }).dag,
+      text !== undefined
+        ? { dagIn: text }
+        : dag ?? (parseJsonBytes(input.body) as { dag: Dag }).dag,
     limits: checked.python ? PYTHON_MODE_LIMITS : undefined,
     tenant: { token: claims.jti, partner: claims.partner },
   };

@@ -73,6 +73,26 @@ Deno.test("kernel - pool: default size is the core count clamped to 1–8", () =
   assert.equal(new WorkerPool().size, size);
 });
 
+Deno.test("kernel - pool: a DAG sent as the body text holding it gives the same scene and export", async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    // A render body: the DAG is its `dag` member, beside the request's other members.
+    const body = JSON.stringify({ dag: bracket(70), version: 1, have: [] });
+    const fromText = await pool.evaluate({ dagIn: body }, { deadlineMs: 30_000 });
+    assert.deepEqual(fromText, await pool.evaluate(bracket(70), { deadlineMs: 30_000 }));
+    assert.deepEqual(fromText, await evaluateDag(bracket(70)));
+    const stl = (source: Parameters<WorkerPool["exportFile"]>[0]) =>
+      pool.exportFile(source, "stl", "Bracket", { deadlineMs: 30_000 });
+    assert.deepEqual(await stl({ dagIn: body }), await stl(bracket(70)));
+    await assert.rejects(
+      pool.evaluate({ dagIn: JSON.stringify({ dag: { ...bracket(70), output: "nowhere" } }) }),
+      isEval("invalid_dag", "unknown_reference"),
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("kernel - pool: concurrent jobs give the same scenes as in-thread evaluation", async () => {
   const pool = new WorkerPool({ size: 2 });
   try {
