@@ -3,10 +3,10 @@
  * (the pool never sends a second job before the first is answered).
  *
  * Protocol (worker_protocol.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
- * the pool posts `{ id, dag, limits }` (`dag` the DAG or the JSON text holding it); the worker answers `{ type: "result", id, json }` (the
- * scene as JSON text) or `{ type: "error", id, error, fatal }`. `fatal` means the error was not an
- * EvalError (a WASM abort, an out-of-memory, a bug): the module may be corrupt, so the pool
- * replaces this worker.
+ * the pool posts `{ id, dag, limits }` (`dag` the DAG or the JSON text holding it); the worker
+ * answers `{ type: "result", id, json }` (the scene as JSON text) or
+ * `{ type: "error", id, error, fatal }`. `fatal` means the error was not an EvalError (a WASM
+ * abort, an out-of-memory, a bug): the module may be corrupt, so the pool replaces this worker.
  */
 import { toWireError } from "./eval_errors.ts";
 import { evaluateDag, evaluateDagExact } from "./evaluate.ts";
