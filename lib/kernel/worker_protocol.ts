@@ -6,8 +6,8 @@
  * Protocol: the worker posts `{ type: "ready" }` once manifold-3d is loaded; the pool posts
  * `{ id, dag, limits }` (`dag` a `DagSource`); the worker answers `{ type: "result", id, json }`
  * (the scene as JSON text) or `{ type: "error", id, error, fatal }`. A job with `export` is
- * answered `{ type: "file", id, bytes }` instead: the export file built on the worker from the exact
- * geometry (docs/exports.md).
+ * answered `{ type: "file", id, bytes }` instead: the export file built on the worker from the
+ * exact geometry (docs/exports.md).
  */
 import type { Dag } from "../dag/dag_types.ts";
 import type { WireError } from "./eval_errors.ts";
