@@ -17,7 +17,7 @@ import type { RedisClient } from "../redis/client.ts";
 import { SingleFlight } from "../cache/single_flight.ts";
 import type { Counter } from "../ops/metrics.ts";
 import { FlightNotices } from "./flight_notices.ts";
-import { RenderLease } from "./render_lease.ts";
+import { type HeldLease, RenderLease } from "./render_lease.ts";
 
 /** How often each level answered and how many evaluations ran. */
 export interface RenderCacheCounts {
@@ -175,12 +175,7 @@ export class RenderCache {
         throw err;
       }
       this.#l1.set(key, prepared);
-      // Not awaited: the response need not wait for Redis (a failure is logged by #l2Set, and
-      // this client sends a later GET of the key after the SET, so it reads its own write). The
-      // lease goes once the scene is in L2, so that the nodes waiting for it find it there.
-      void this.#l2Set(key, prepared.text).then((stored) =>
-        claim.held?.release(stored ? "stored" : "failed")
-      );
+      this.#store(key, prepared.text, claim.held);
       return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
@@ -270,6 +265,26 @@ export class RenderCache {
       this.#l2Failed(err);
       return undefined;
     }
+  }
+
+  /**
+   * Writes a computed scene to L2 and frees the lease its evaluation held. Not awaited: the
+   * response need not wait for Redis (a failure is logged by #l2Set, and this client sends a later
+   * GET of the key after the SET, so it reads its own write). The SET, the lease's
+   * compare-and-delete and the notice leave in one pipeline (one write, one round trip), and one
+   * server runs them in that order, so the nodes the notice wakes find the scene in L2. A SET that
+   * fails after all (Redis out of memory) is followed by a `failed` notice, on which the nodes
+   * still waiting evaluate at once; one that woke on `stored` finds the lease free and takes it.
+   */
+  #store(key: string, text: string, held: HeldLease | undefined): void {
+    if (text.length > this.#l2Max) {
+      void held?.release("failed"); // too large for L2: the waiters evaluate at once
+      return;
+    }
+    const stored = this.#l2Set(key, text);
+    if (!held) return;
+    void held.release("stored");
+    void stored.then((ok) => ok ? undefined : this.#notices?.publish(key, "failed"));
   }
 
   /** Whether `text` is now in L2. */

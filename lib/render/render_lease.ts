@@ -9,9 +9,10 @@
  *
  * - The holder renews the lease every third of its TTL while it evaluates (compare-and-expire), so
  *   the TTL is short (3 s) and a node that died or froze is detected within one TTL, however long
- *   its evaluation would have taken. It stores the scene in L2, then deletes the lease if it is
- *   still its own (compare-and-delete: a lease that expired and was taken by another node is left
- *   alone) and, in the same pipeline, publishes a notice (flight_notices.ts).
+ *   its evaluation would have taken. It stores the scene in L2, deletes the lease if it is still
+ *   its own (compare-and-delete: a lease that expired and was taken by another node is left
+ *   alone) and publishes a notice (flight_notices.ts), the three in one pipeline (render_cache.ts);
+ *   a write that fails after all is followed by a "failed" notice.
  * - A waiter wakes on the notice, or after a poll interval (25 ms doubling to 250 ms) as the safety
  *   net, and asks again: L2 and the lease together. The holder's scene ends the wait; a free lease
  *   (the holder died, or gave up without a notice) is taken and this node evaluates; a "failed"
@@ -26,7 +27,8 @@
  * pipeline, so a node that gets a lease just freed by a holder also gets that holder's scene and
  * does not evaluate it again; on a cluster they may reach two masters in either order, and a
  * holder that finishes between them can, rarely, be followed by a second evaluation (what happened
- * every time before leases).
+ * every time before leases). The same holds for a holder's L2 write and its lease's deletion, which
+ * may also reach two masters.
  */
 import type { Counter } from "../ops/metrics.ts";
 import type { RedisClient } from "../redis/client.ts";
@@ -260,7 +262,8 @@ export class RenderLease {
 export interface HeldLease {
   /**
    * Stops renewing, deletes the lease if still this node's and tells the waiters whether the scene
-   * is in L2 (`stored`) or not (`failed`); call once the L2 write settled. Never throws.
+   * is in L2 (`stored`) or not (`failed`); call in the tick that sends the L2 write (one pipeline,
+   * which one server runs in order) or once it settled. Never throws.
    */
   release(outcome: FlightOutcome): Promise<void>;
 }

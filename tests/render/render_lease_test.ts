@@ -376,6 +376,78 @@ for (const notices of [true, false]) {
     holderFails(notices));
 }
 
+/** Logs when `names` of `redis` are called and when they settle, as `<name>:sent|answered|failed`. */
+function spyCommands(redis: RedisClient, names: string[], log: string[]): void {
+  const spied = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const name of names) {
+    const original = spied[name].bind(spied);
+    spied[name] = (...args) => {
+      log.push(`${name}:sent`);
+      return original(...args).then(
+        (value) => (log.push(`${name}:answered`), value),
+        (err) => {
+          log.push(`${name}:failed`);
+          throw err;
+        },
+      );
+    };
+  }
+}
+
+Deno.test("lease - the holder's L2 write, its lease's release and the notice leave in one round trip", async () => {
+  await withNodes(2, {}, async ([a, b], prefix, admin) => {
+    const key = rid(16);
+    const held = heldEvaluation();
+    const onA = a.cache.getOrCompute(key, held.compute);
+    await held.started;
+    const onB = b.cache.getOrCompute(key, held.compute);
+    await until("B waits for A", () => b.cache.leaseWaiting() === 1);
+    const sent: string[] = [];
+    spyCommands(a.redis, ["set", "evalSha", "publish"], sent);
+    held.done.open(scene("one trip"));
+    const [fromA, fromB] = await Promise.all([onA, onB]);
+    assert.equal(fromA.cache, "miss");
+    assert.equal(fromB.cache, "l2", "the waiter woken by the notice found the scene in L2");
+    assert.equal(held.runs, 1);
+    await until("A's commands answered", () => sent.length === 6);
+    assert.deepEqual(
+      sent.slice(0, 3),
+      ["set:sent", "evalSha:sent", "publish:sent"],
+      "the release and the notice were sent before the write's answer came",
+    );
+    assert.equal(await admin.exists(leaseKey(prefix, key)), 0);
+  });
+});
+
+Deno.test('lease - a holder whose L2 write fails after its notice also says "failed": the waiter evaluates', async () => {
+  await withNodes(2, {}, async ([a, b], prefix) => {
+    const key = rid(16);
+    const notices: string[] = [];
+    const listener = createClient({ url: TEST_REDIS_URL });
+    await listener.connect();
+    try {
+      await listener.subscribe(`${prefix}render-flight`, (message) => notices.push(message));
+      const held = heldEvaluation();
+      const onA = a.cache.getOrCompute(key, held.compute);
+      await held.started;
+      const onB = b.cache.getOrCompute(key, held.compute);
+      await until("B waits for A", () => b.cache.leaseWaiting() === 1);
+      // A's SET is refused as a Redis out of memory refuses it; its other commands go through.
+      const spied = a.redis as unknown as { set: (...args: unknown[]) => Promise<unknown> };
+      spied.set = () => Promise.reject(new Error("OOM command not allowed"));
+      held.done.open(scene("unstored"));
+      const [fromA, fromB] = await Promise.all([onA, onB]);
+      assert.equal(fromA.cache, "miss");
+      assert.equal(fromB.cache, "miss", "B evaluated: there was no scene in L2 to wait for");
+      assert.equal(held.runs, 2);
+      await until("both notices heard", () => notices.length >= 2);
+      assert.deepEqual(notices.slice(0, 2), [`${key} stored`, `${key} failed`]);
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
 Deno.test("lease - a holder whose lease expired and was taken leaves the new holder's lease alone", async () => {
   await withNodes(1, { ttlMs: 150 }, async ([a], prefix, admin) => {
     const key = rid(16);
