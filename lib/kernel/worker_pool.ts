@@ -144,7 +144,8 @@ export class WorkerPool {
    * Evaluates a validated DAG (or the checked JSON text holding it) on a worker. Rejects with an
    * EvalError: the evaluation's own (`invalid_dag`, `render_failed`), `render_timeout` past the
    * deadline, `kernel_busy` when it is not admitted (admission.ts), waits in the queue past its
-   * time or the pool closes, `internal_error` when the worker crashed. Capacity and deadline errors carry `retryAfter`.
+   * time or the pool closes, `internal_error` when the worker crashed. Capacity and deadline
+   * errors carry `retryAfter`.
    */
   evaluate(dag: DagSource, options: PoolEvaluateOptions = {}): Promise<Scene> {
     return this.#run(dag, options) as Promise<Scene>;

@@ -376,7 +376,7 @@ for (const notices of [true, false]) {
     holderFails(notices));
 }
 
-/** Logs when `names` of `redis` are called and when they settle, as `<name>:sent|answered|failed`. */
+/** Logs each call of `names` on `redis` and its end: `<name>:sent`, then `answered` or `failed`. */
 function spyCommands(redis: RedisClient, names: string[], log: string[]): void {
   const spied = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const name of names) {
@@ -395,7 +395,8 @@ function spyCommands(redis: RedisClient, names: string[], log: string[]): void {
 }
 
 Deno.test("lease - the holder's L2 write, its lease's release and the notice leave in one round trip", async () => {
-  await withNodes(2, {}, async ([a, b], prefix, admin) => {
+  // A long lease: no renewal (an EVALSHA of its own) while the commands are logged.
+  await withNodes(2, { ttlMs: 60_000 }, async ([a, b], prefix, admin) => {
     const key = rid(16);
     const held = heldEvaluation();
     const onA = a.cache.getOrCompute(key, held.compute);
