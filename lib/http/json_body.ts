@@ -55,6 +55,11 @@ export async function readJsonBodyBytes(
 export function parseJsonBytes(bytes: Uint8Array): unknown {
   const text = decodeUtf8(bytes);
   if (text === undefined) throw new AppError("invalid_body", "The body is not valid UTF-8.");
+  return parseJsonText(text);
+}
+
+/** Parses a body's text (decoded by `decodeUtf8`); `invalid_body` on bad JSON. */
+export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -5,7 +5,7 @@
  * → L1 → L2 → evaluate off the request thread → respond with meshes the client does not hold.
  * The body size limit runs before all of this, in the route.
  */
-import { parseJsonBytes } from "../http/json_body.ts";
+import { parseJsonBytes, parseJsonText } from "../http/json_body.ts";
 import { AppError } from "../http/problem.ts";
 import { decodeUtf8 } from "../http/utf8.ts";
 import { validate } from "../http/validate.ts";
@@ -245,7 +245,7 @@ export async function admitRender(
   const memoKey = text === undefined
     ? undefined
     : CheckedBodies.key(`${claims.partner}/${claims.project}`, text);
-  const { checked, dag } = await checkBody(deps, claims, input.body, memoKey);
+  const { checked, dag } = await checkBody(deps, claims, input.body, text, memoKey);
   options.prefetch?.(checked);
   const idempotency = idempotencyKey
     ? { key: idempotencyKey, fingerprint: checked.cacheKey }
@@ -347,22 +347,29 @@ async function checkBody(
   deps: RenderDeps,
   claims: SessionClaims,
   bytes: Uint8Array,
+  text: string | undefined,
   memoKey: string | undefined,
 ): Promise<{ checked: CheckedBody; dag?: Dag }> {
   const memo = deps.checkedBodies;
-  if (!memo || memoKey === undefined) return await checkBodyNow(deps, claims, bytes);
+  if (!memo || memoKey === undefined) return await checkBodyNow(deps, claims, bytes, text);
   const known = await rememberedBody(deps, claims, memoKey);
   if (known) return { checked: known };
-  return await memo.check(memoKey, () => checkBodyNow(deps, claims, bytes));
+  return await memo.check(memoKey, () => checkBodyNow(deps, claims, bytes, text));
 }
 
-/** Parses and checks a body against the token's project template (no memo). */
+/**
+ * Parses and checks a body against the token's project template (no memo); `text` is the body
+ * already decoded (`decodeUtf8`), undefined when it is not valid UTF-8.
+ */
 async function checkBodyNow(
   deps: RenderDeps,
   claims: SessionClaims,
   bytes: Uint8Array,
+  text: string | undefined,
 ): Promise<FreshlyCheckedBody> {
-  const body = validate(RenderBody, parseJsonBytes(bytes));
+  // Decoded once: the memo key needed the text already.
+  const raw = text === undefined ? parseJsonBytes(bytes) : parseJsonText(text);
+  const body = validate(RenderBody, raw);
   const project = await deps.templates.get(projectOf(claims), body.version);
   // A template project renders only instances of its template; a python-mode project renders
   // any concrete DAG its Python produced, under stricter limits (lib/kernel/python_mode.ts).
