@@ -268,23 +268,18 @@ export class RenderCache {
   }
 
   /**
-   * Writes a computed scene to L2 and frees the lease its evaluation held. Not awaited: the
-   * response need not wait for Redis (a failure is logged by #l2Set, and this client sends a later
-   * GET of the key after the SET, so it reads its own write). The SET, the lease's
-   * compare-and-delete and the notice leave in one pipeline (one write, one round trip), and one
-   * server runs them in that order, so the nodes the notice wakes find the scene in L2. A SET that
-   * fails after all (Redis out of memory) is followed by a `failed` notice, on which the nodes
-   * still waiting evaluate at once; one that woke on `stored` finds the lease free and takes it.
+   * Writes a computed scene to L2 and frees the lease its evaluation held, in one pipeline
+   * (`HeldLease.releaseWith`). Not awaited: the response need not wait for Redis (a failure is
+   * logged by #l2Set, and this client sends a later GET of the key after the SET, so it reads its
+   * own write).
    */
   #store(key: string, text: string, held: HeldLease | undefined): void {
     if (text.length > this.#l2Max) {
       void held?.release("failed"); // too large for L2: the waiters evaluate at once
       return;
     }
-    const stored = this.#l2Set(key, text);
-    if (!held) return;
-    void held.release("stored");
-    void stored.then((ok) => ok ? undefined : this.#notices?.publish(key, "failed"));
+    const written = this.#l2Set(key, text); // with no lease held, too
+    held?.releaseWith(written);
   }
 
   /** Whether `text` is now in L2. */

@@ -11,8 +11,8 @@
  *   the TTL is short (3 s) and a node that died or froze is detected within one TTL, however long
  *   its evaluation would have taken. It stores the scene in L2, deletes the lease if it is still
  *   its own (compare-and-delete: a lease that expired and was taken by another node is left
- *   alone) and publishes a notice (flight_notices.ts), the three in one pipeline (render_cache.ts);
- *   a write that fails after all is followed by a "failed" notice.
+ *   alone) and publishes a notice (flight_notices.ts), the three in one pipeline (`releaseWith`); a
+ *   write that fails after all is followed by a "failed" notice.
  * - A waiter wakes on the notice, or after a poll interval (25 ms doubling to 250 ms) as the safety
  *   net, and asks again: L2 and the lease together. The holder's scene ends the wait; a free lease
  *   (the holder died, or gave up without a notice) is taken and this node evaluates; a "failed"
@@ -245,14 +245,20 @@ export class RenderLease {
       });
     }, Math.max(1, Math.floor(this.#ttl / 3)));
     let released = false;
+    const release = async (outcome: FlightOutcome) => {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      // In one pipeline (one write, one round trip): a waiter woken by the notice asks L2 first,
+      // where a stored scene already is, so the notice need not wait for the lease's deletion.
+      await Promise.all([this.#drop(key), this.#notices?.publish(key, outcome)]);
+    };
     return {
-      release: async (outcome) => {
+      release,
+      releaseWith: (written) => {
         if (released) return;
-        released = true;
-        clearInterval(timer);
-        // In one pipeline (one write, one round trip): a waiter woken by the notice asks L2 first,
-        // where a stored scene already is, so the notice need not wait for the lease's deletion.
-        await Promise.all([this.#drop(key), this.#notices?.publish(key, outcome)]);
+        void release("stored");
+        void written.then((ok) => ok ? undefined : this.#notices?.publish(key, "failed"));
       },
     };
   }
@@ -262,8 +268,16 @@ export class RenderLease {
 export interface HeldLease {
   /**
    * Stops renewing, deletes the lease if still this node's and tells the waiters whether the scene
-   * is in L2 (`stored`) or not (`failed`); call in the tick that sends the L2 write (one pipeline,
-   * which one server runs in order) or once it settled. Never throws.
+   * is in L2 (`stored`) or not (`failed`); call once the L2 write settled, or not made. Never
+   * throws.
    */
   release(outcome: FlightOutcome): Promise<void>;
+  /**
+   * `release("stored")` sent with the L2 write that stores the scene: call it in the tick that
+   * sends `written` (the SET, true once stored), so the SET, the lease's deletion and the notice
+   * leave in one pipeline, which one server runs in that order. A write that fails after all
+   * (Redis out of memory) is followed by a `failed` notice: the nodes still waiting evaluate at
+   * once, and one already woken by `stored` finds the lease free and takes it.
+   */
+  releaseWith(written: Promise<boolean>): void;
 }
