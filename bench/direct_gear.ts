@@ -92,7 +92,23 @@ export function gearValuesFor(i: number): GearValues {
   };
 }
 
-/** Small valid gear values for warm-up render `i` (0, 1, 2…); no round uses them. */
+/**
+ * Renders each side of a render bench takes before its rounds (new values each, small gears): a
+ * running kernel-api is JIT-warm, and a cold render means new values, not new code. Three were
+ * not enough: V8 had not yet optimized the code that runs once per render (the product runs far
+ * more of it than the floor), and render-cold measured 1.24 and 1.18 ÷ floor after 3 against 1.13
+ * and 1.13 after 100 in alternating runs (docs/performance.md, 2026-11-28, ninth session).
+ */
+export const WARM_RENDERS = 100;
+
+/** Small valid gear values for warm-up render `i` (0 … 249); no round uses them (module 1). */
 export function warmGearValues(i: number): GearValues {
-  return { teeth: 12, module: 1, thickness: 3 + i, hubDiameter: 10, hubHeight: 0, boreDiameter: 3 };
+  return {
+    teeth: 12 + Math.floor(i / 25),
+    module: 1,
+    thickness: 3 + (i % 25),
+    hubDiameter: 10,
+    hubHeight: 0,
+    boreDiameter: 3,
+  };
 }

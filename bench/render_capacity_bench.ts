@@ -21,7 +21,7 @@ import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { defaultPoolSize } from "../lib/kernel/worker_pool.ts";
 import { BurstClient } from "./burst_client.ts";
 import { DirectBuilders } from "./direct_builds.ts";
-import { type GearValues, warmGearValues } from "./direct_gear.ts";
+import { type GearValues, WARM_RENDERS, warmGearValues } from "./direct_gear.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, mintRenderHeaders, startRenderBenchServer } from "./render_fixture.ts";
 import { rotateRounds } from "./rounds.ts";
@@ -74,20 +74,19 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const floorBodyOf = (values: GearValues) =>
       JSON.stringify({ values, dag: kernel.example.finish({ ...values }) });
     const problems: string[] = [];
-    // Warm every worker of both sides (start, JIT) with values no round uses.
-    const warm = Array.from({ length: 2 * workers }, (_, i) => warmGearValues(i));
-    const warmed = await client.loops({
-      url: kernel.target.url,
-      clients: warm.map((values, i) => ({ headers: headers[i], bodies: [bodyOf(values)] })),
-    });
+    // Warm every side (worker start, JIT) with values no round uses, from all the clients.
+    const warm = Array.from({ length: WARM_RENDERS }, (_, i) => warmGearValues(i));
+    const warmClients = (body: (values: GearValues) => string) =>
+      headers.map((h, c) => ({
+        headers: h,
+        bodies: warm.filter((_, k) => k % CLIENTS === c).map(body),
+      }));
+    const warmed = await client.loops({ url: kernel.target.url, clients: warmClients(bodyOf) });
     if (warmed.served !== warm.length) {
       throw new Error(`warm-up renders refused: ${warmed.sampleError}`);
     }
     await builders.build(warm);
-    const floorWarmed = await client.loops({
-      url: floor.url,
-      clients: warm.map((values, i) => ({ headers: headers[i], bodies: [floorBodyOf(values)] })),
-    });
+    const floorWarmed = await client.loops({ url: floor.url, clients: warmClients(floorBodyOf) });
     if (floorWarmed.served !== warm.length) {
       throw new Error(`floor warm-up renders failed: ${floorWarmed.sampleError}`);
     }

@@ -14,6 +14,7 @@ import {
   type GearValues,
   gearValuesFor,
   loadManifold,
+  WARM_RENDERS,
   warmGearValues,
 } from "./direct_gear.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
@@ -52,7 +53,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const wasm = await loadManifold();
     const problems: string[] = [];
     // Warm every side (worker start, JIT) with values no round uses.
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < WARM_RENDERS; i++) {
       const values = warmGearValues(i);
       const dag = kernel.example.finish({ ...values });
       buildGear(wasm, values);

@@ -11,7 +11,7 @@
  */
 import { RenderCache } from "../lib/render/render_cache.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
-import { gearValuesFor, warmGearValues } from "./direct_gear.ts";
+import { gearValuesFor, WARM_RENDERS, warmGearValues } from "./direct_gear.ts";
 import { BurstClient } from "./burst_client.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, startRenderBenchServer } from "./render_fixture.ts";
@@ -33,7 +33,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     const cache = kernel.server.deps.render?.cache;
     if (!(cache instanceof RenderCache)) throw new Error("the server has no render cache");
     const problems: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < WARM_RENDERS; i++) {
       const values = warmGearValues(i);
       const dag = kernel.example.finish({ ...values });
       const { headers } = kernel.target;
