@@ -1,11 +1,13 @@
 /**
  * CPU time by thread, read from Linux's `/proc/<pid>/task/<tid>/schedstat` (nanoseconds on a
- * CPU): where a bench's CPU went, not its wall time. render-capacity uses it to split what one
- * render costs the product and the floor between this process's main thread, its worker threads,
- * V8's helper threads (parallel and concurrent GC, background compilation) and the rest of the
- * runtime, the Redis server and the client process — on two shared CPUs, throughput at saturation
- * is what all of them spend together. Elsewhere than Linux it reads nothing (`undefined`).
+ * CPU): where a bench's CPU went, not its wall time. render-capacity, mint and render-hit use it
+ * to split what one render or request costs the product and the floor between this process's main
+ * thread, its worker threads, V8's helper threads (parallel and concurrent GC, background
+ * compilation) and the rest of the runtime, the Redis server and (render-capacity) the client
+ * process — on two shared CPUs, throughput at saturation is what all of them spend together.
+ * Elsewhere than Linux it reads nothing (`undefined`).
  */
+import { createClient } from "redis";
 
 /** CPU milliseconds by group: this process's thread groups and each named process. */
 export type CpuSample = Record<string, number>;
@@ -67,6 +69,62 @@ export class CpuMeter {
 /** `to` − `from`, added into `into` (groups that spent nothing are kept at 0). */
 export function addCpuDelta(into: CpuSample, from: CpuSample, to: CpuSample): void {
   for (const [key, ms] of Object.entries(to)) into[key] = (into[key] ?? 0) + ms - (from[key] ?? 0);
+}
+
+/** CPU a side spent over its rounds, and the units of work (renders, requests) it served. */
+export interface CpuUse {
+  cpu: CpuSample;
+  units: number;
+}
+
+/** Thread groups and processes in the order the CPU lines name them. */
+const GROUP_ORDER = ["main", "workers", "V8 helpers", "runtime", "redis-server", "client"];
+
+/**
+ * `<title>: total a / b; main a / b, …`: CPU per unit of work of two sides by group, in ms ×
+ * `scale` (1000: µs) to `digits` decimals; no line when `/proc` could not be read (a side is then
+ * undefined or spent nothing).
+ *
+ * @example
+ * ```ts
+ * cpuLines("CPU per render, product / floor (ms)", product, floor); // ["CPU per render, …: total 21.02 / 18.01; main 2.51 / 1.23, …"]
+ * ```
+ */
+export function cpuLines(
+  title: string,
+  a: CpuUse | undefined,
+  b: CpuUse | undefined,
+  scale = 1,
+  digits = 2,
+): string[] {
+  if (!a || !b) return [];
+  const groups = [...new Set([...Object.keys(a.cpu), ...Object.keys(b.cpu)])];
+  if (groups.length === 0) return [];
+  groups.sort((x, y) => GROUP_ORDER.indexOf(x) - GROUP_ORDER.indexOf(y));
+  const per = (side: CpuUse, group?: string) => {
+    const ms = group === undefined
+      ? Object.values(side.cpu).reduce((x, y) => x + y, 0)
+      : side.cpu[group] ?? 0;
+    return (ms * scale / Math.max(1, side.units)).toFixed(digits);
+  };
+  return [
+    `${title}: total ${per(a)} / ${per(b)}; ` +
+    groups.map((g) => `${g} ${per(a, g)} / ${per(b, g)}`).join(", "),
+  ];
+}
+
+/** The pid of the Redis server at `url` when it runs on this machine (else undefined). */
+export async function redisServerPid(url: string): Promise<number | undefined> {
+  const redis = createClient({ url });
+  redis.on("error", () => {}); // no pid then: the CPU lines leave the Redis server out
+  try {
+    await redis.connect();
+    return localRedisPid(await redis.info("server"));
+  } catch {
+    return undefined;
+  } finally {
+    if (redis.isOpen) await redis.close();
+  }
 }
 
 /** The pid of the Redis server at `info` (an `INFO server` reply) if it runs on this machine. */

@@ -27,6 +27,8 @@ export interface LoadResult {
   requests: number;
   /** Non-2xx responses and failed fetches completed in the window. */
   errors: number;
+  /** Every answer and failed fetch, warm-up included: what the server's CPU over the run served. */
+  answered: number;
   /** Length of the window. */
   seconds: number;
   /** `requests / seconds`. */
@@ -63,6 +65,7 @@ export async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   const failures: Record<string, number> = {};
   let requests = 0;
   let errors = 0;
+  let answered = 0;
   let sampleError: string | undefined;
   const init: RequestInit = { method: spec.method, headers: spec.headers, body: spec.body };
 
@@ -83,6 +86,7 @@ export async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
         sampleError ??= String(err).slice(0, 300);
       }
       const t1 = performance.now();
+      answered++;
       if (!ok) failures[outcome] = (failures[outcome] ?? 0) + 1;
       if (t1 < windowStart || t1 > windowEnd) continue;
       if (ok) {
@@ -101,6 +105,7 @@ export async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   return {
     requests,
     errors,
+    answered,
     seconds,
     rps: requests / seconds,
     p50ms: round1(percentileOfSorted(latencies, 50)),

@@ -2,8 +2,10 @@
  * The HTTP throughput comparison shared by the mint and render-hit benchmarks: one short uncounted
  * run per side (so round 1 does not pay for any server's JIT warm-up), then rounds of the load
  * generator against the baseline, the candidate and, when given, a floor server, in an order that
- * rotates from round to round, with a line per round.
+ * rotates from round to round, with a line per round; given a `CpuMeter`, also the CPU each side
+ * spent over its rounds per request answered.
  */
+import { addCpuDelta, type CpuMeter, type CpuUse } from "./cpu_time.ts";
 import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
 import { formatRate } from "./report.ts";
 import { rotateRounds } from "./rounds.ts";
@@ -19,6 +21,8 @@ export interface LoadComparison {
   details: string[];
   /** Non-2xx answers and failed fetches, per side and round (empty when all succeeded). */
   problems: string[];
+  /** CPU of the rounds per side label, with the requests answered (empty without a meter). */
+  cpu: Record<string, CpuUse>;
 }
 
 /** What to compare: the bench name (for progress lines) and each side's label and spec. */
@@ -30,6 +34,8 @@ export interface LoadComparisonSpec {
   floor?: { label: string; spec: LoadSpec };
   rounds: number;
   primingSeconds: number;
+  /** Reads CPU time around each side's rounds (this process's threads, the Redis server). */
+  cpu?: CpuMeter;
 }
 
 /**
@@ -56,9 +62,21 @@ export async function compareUnderLoad(
   }
   const details: string[] = [];
   const problems: string[] = [];
+  const cpu: Record<string, CpuUse> = {};
+  const measured = async (side: { label: string; spec: LoadSpec }) => {
+    const before = spec.cpu?.sample();
+    const result = await runLoad(side.spec);
+    const after = spec.cpu?.sample();
+    if (before && after) {
+      const use = cpu[side.label] ??= { cpu: {}, units: 0 };
+      addCpuDelta(use.cpu, before, after);
+      use.units += result.answered;
+    }
+    return result;
+  };
   const [b, c, f = []] = await rotateRounds(
     spec.rounds,
-    sides.map((side) => () => runLoad(side.spec)),
+    sides.map((side) => () => measured(side)),
     (round, results) => {
       const [rb, rc] = results;
       const line =
@@ -71,7 +89,7 @@ export async function compareUnderLoad(
       progress(`${name} ${line}`);
     },
   );
-  return { baseline: b, candidate: c, floor: f, details, problems };
+  return { baseline: b, candidate: c, floor: f, details, problems, cpu };
 }
 
 /** "p50 b/c ms, p99 b/c ms": the medians over rounds of each side's latency percentiles. */

@@ -15,6 +15,7 @@ import { type BareMintServer, startBareMintServer } from "./bare_mint_server.ts"
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import type { LoadSpec } from "./load.ts";
 import { compareUnderLoad, latencyMedians } from "./load_rounds.ts";
+import { cpuLines, CpuMeter, redisServerPid } from "./cpu_time.ts";
 import { createMintFixture, FIXTURE_RATE_LIMIT } from "./mint_fixture.ts";
 import { deleteRedisPrefix } from "../tests/_helpers/redis.ts";
 import { median } from "./stats.ts";
@@ -110,6 +111,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       candidate: { label: "hub", spec: candidateSpec },
       floor: { label: "floor", spec: floorSpec },
       rounds: ROUNDS,
+      cpu: new CpuMeter({ "redis-server": await redisServerPid(REDIS_URL) }),
       primingSeconds: PRIMING_SECONDS,
     }, progress);
     return {
@@ -126,7 +128,16 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       target: TARGET,
       summary: `c=${CONCURRENCY}, ${DURATION_SECONDS} s × ${ROUNDS} rounds, ` +
         `${latencyMedians(rounds)} (bare/hub)`,
-      details: rounds.details,
+      details: [
+        ...cpuLines(
+          "CPU per mint, hub / floor (µs; this process's threads and the Redis server, not the load generator)",
+          rounds.cpu.hub,
+          rounds.cpu.floor,
+          1000,
+          1,
+        ),
+        ...rounds.details,
+      ],
       problems: rounds.problems,
     };
   } finally {

@@ -26,8 +26,7 @@ import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, mintRenderHeaders, startRenderBenchServer } from "./render_fixture.ts";
 import { rotateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
-import { addCpuDelta, CpuMeter, type CpuSample, localRedisPid } from "./cpu_time.ts";
-import { createClient } from "redis";
+import { addCpuDelta, cpuLines, CpuMeter, type CpuSample, redisServerPid } from "./cpu_time.ts";
 
 const CLIENTS = 32;
 const RENDERS_PER_CLIENT = 4;
@@ -97,7 +96,10 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       Array.from({ length: perRound }, (_, k) => capacityValues(r * perRound + k));
     const refusals: Record<string, number> = {};
     // CPU time of each side's rounds, by thread group and process (the Redis server, the client).
-    const meter = new CpuMeter({ "redis-server": await redisPid(), client: client.pid });
+    const meter = new CpuMeter({
+      "redis-server": await redisServerPid(BENCH_REDIS_URL),
+      client: client.pid,
+    });
     const cpu: Record<"product" | "floor", CpuSample> = { product: {}, floor: {} };
     const burst = async (
       url: string,
@@ -185,10 +187,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         }${floorRatio < TARGET ? " (the floor itself misses the target)" : ""}; product ÷ floor ${
           median(served.map((s, i) => s.rps / floored[i].rps)).toFixed(2)
         }`,
-        ...cpuLines(cpu, {
-          product: served.reduce((a, s) => a + perRound - s.refused, 0),
-          floor: perRound * ROUNDS,
-        }),
+        ...cpuLines(
+          "CPU per render, product / floor (ms, all threads and processes of the rounds)",
+          { cpu: cpu.product, units: served.reduce((a, s) => a + perRound - s.refused, 0) },
+          { cpu: cpu.floor, units: perRound * ROUNDS },
+        ),
         `per-round ratios ${served.map((s, i) => (s.rps / direct[i].rps).toFixed(2)).join(" ")}`,
         `direct builds/s: ${direct.map((d) => d.rps.toFixed(1)).join(" ")}`,
         `server renders/s: ${served.map((s) => s.rps.toFixed(1)).join(" ")}`,
@@ -202,47 +205,6 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     await floor.close();
     await kernel.close();
   }
-}
-
-/** The Redis server's pid when it runs on this machine (its CPU time is then read too). */
-async function redisPid(): Promise<number | undefined> {
-  const redis = createClient({ url: BENCH_REDIS_URL });
-  redis.on("error", () => {}); // no pid then: the CPU line leaves the Redis server out
-  try {
-    await redis.connect();
-    return localRedisPid(await redis.info("server"));
-  } catch {
-    return undefined;
-  } finally {
-    if (redis.isOpen) await redis.close();
-  }
-}
-
-/**
- * CPU ms per served render of each side by thread group and process, product / floor: where the
- * product's extra cost per render goes (empty when `/proc` could not be read).
- */
-function cpuLines(
-  cpu: Record<"product" | "floor", CpuSample>,
-  renders: Record<"product" | "floor", number>,
-): string[] {
-  const groups = [...new Set([...Object.keys(cpu.product), ...Object.keys(cpu.floor)])];
-  if (groups.length === 0) return [];
-  const per = (side: "product" | "floor", group?: string) => {
-    const ms = group === undefined
-      ? Object.values(cpu[side]).reduce((a, b) => a + b, 0)
-      : cpu[side][group] ?? 0;
-    return ms / Math.max(1, renders[side]);
-  };
-  const order = ["main", "workers", "V8 helpers", "runtime", "redis-server", "client"];
-  groups.sort((a, b) => order.indexOf(a) - order.indexOf(b));
-  return [
-    `CPU per render, product / floor (ms, all threads and processes of the rounds): total ${
-      per("product").toFixed(2)
-    } / ${per("floor").toFixed(2)}; ` +
-    groups.map((g) => `${g} ${per("product", g).toFixed(2)} / ${per("floor", g).toFixed(2)}`)
-      .join(", "),
-  ];
 }
 
 /** Cold renders/s from 32 clients ÷ direct builds on as many threads; refusals counted (target 0). */

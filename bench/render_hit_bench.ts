@@ -11,6 +11,7 @@ import { type BareRenderServer, startBareRenderServer } from "./bare_render_serv
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import type { LoadSpec } from "./load.ts";
 import { compareUnderLoad, latencyMedians } from "./load_rounds.ts";
+import { cpuLines, CpuMeter, redisServerPid } from "./cpu_time.ts";
 import {
   BENCH_REDIS_URL,
   type RenderBenchServer,
@@ -114,6 +115,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       candidate: { label: "kernel", spec: candidateSpec },
       floor: { label: "floor", spec: { ...load, url: floor.url } },
       rounds: ROUNDS,
+      cpu: new CpuMeter({ "redis-server": await redisServerPid(BENCH_REDIS_URL) }),
       primingSeconds: 1,
     }, progress);
     return {
@@ -131,7 +133,16 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       summary: `${EXAMPLE}, ${bytes.byteLength} B responses` +
         `${coding ? ` (${coding[1]}; ${hitText.length} chars decoded)` : ""}, c=${CONCURRENCY}, ` +
         `${DURATION_SECONDS} s × ${ROUNDS} rounds, ${latencyMedians(rounds)} (bare/kernel)`,
-      details: rounds.details,
+      details: [
+        ...cpuLines(
+          "CPU per render, kernel / floor (µs; this process's threads and the Redis server, not the load generator)",
+          rounds.cpu.kernel,
+          rounds.cpu.floor,
+          1000,
+          1,
+        ),
+        ...rounds.details,
+      ],
       problems: rounds.problems,
     };
   } finally {
