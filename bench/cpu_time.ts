@@ -87,7 +87,8 @@ const GROUP_ORDER = ["main", "workers", "V8 helpers", "runtime", "redis-server",
  *
  * @example
  * ```ts
- * cpuLines("CPU per render, product / floor (ms)", product, floor); // ["CPU per render, …: total 21.02 / 18.01; main 2.51 / 1.23, …"]
+ * cpuLines("CPU per render, product / floor (ms)", product, floor);
+ * // ["CPU per render, product / floor (ms): total 21.02 / 18.01; main 2.51 / 1.23, …"]
  * ```
  */
 export function cpuLines(

@@ -101,7 +101,7 @@ export function gearValuesFor(i: number): GearValues {
  */
 export const WARM_RENDERS = 100;
 
-/** Small valid gear values for warm-up render `i` (0 … 249); no round uses them (module 1). */
+/** Small valid gear values for warm-up render `i` (below 1,725); no round uses them (module 1). */
 export function warmGearValues(i: number): GearValues {
   return {
     teeth: 12 + Math.floor(i / 25),

@@ -130,7 +130,8 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         `${latencyMedians(rounds)} (bare/hub)`,
       details: [
         ...cpuLines(
-          "CPU per mint, hub / floor (µs; this process's threads and the Redis server, not the load generator)",
+          "CPU per mint, hub / floor (µs; this process's threads and the Redis server, " +
+            "not the load generator)",
           rounds.cpu.hub,
           rounds.cpu.floor,
           1000,

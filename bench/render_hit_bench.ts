@@ -135,7 +135,8 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         `${DURATION_SECONDS} s × ${ROUNDS} rounds, ${latencyMedians(rounds)} (bare/kernel)`,
       details: [
         ...cpuLines(
-          "CPU per render, kernel / floor (µs; this process's threads and the Redis server, not the load generator)",
+          "CPU per render, kernel / floor (µs; this process's threads and the Redis server, " +
+            "not the load generator)",
           rounds.cpu.kernel,
           rounds.cpu.floor,
           1000,
