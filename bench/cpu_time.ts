@@ -129,7 +129,7 @@ export async function redisServerPid(url: string): Promise<number | undefined> {
 }
 
 /** The pid of the Redis server at `info` (an `INFO server` reply) if it runs on this machine. */
-export function localRedisPid(info: string): number | undefined {
+function localRedisPid(info: string): number | undefined {
   const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {

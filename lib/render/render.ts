@@ -5,7 +5,7 @@
  * → L1 → L2 → evaluate off the request thread → respond with meshes the client does not hold.
  * The body size limit runs before all of this, in the route.
  */
-import { parseJsonBytes, parseJsonText } from "../http/json_body.ts";
+import { parseJsonText } from "../http/json_body.ts";
 import { AppError } from "../http/problem.ts";
 import { decodeUtf8 } from "../http/utf8.ts";
 import { validate } from "../http/validate.ts";
@@ -180,8 +180,8 @@ export interface AdmittedRender {
   /** The idempotency key the spend was recorded under, or null. */
   idempotencyKey: string | null;
   /**
-   * The DAG to evaluate: the body's text when it decoded (the checked DAG is its `dag` member, and
-   * the text reaches a worker cheaper than the object), else the checked DAG.
+   * The DAG to evaluate, as the body's text (the checked DAG is its `dag` member, and the text
+   * reaches a worker cheaper than the object).
    */
   dag(): DagSource;
   /** Tighter limits for a python-mode DAG, else undefined. */
@@ -241,11 +241,11 @@ export async function admitRender(
   }
   await options.allow?.(claims);
   const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
+  // The body's first check: its text is the memo's key, what the checks parse and what the worker
+  // evaluates.
   const text = decodeUtf8(input.body);
-  const memoKey = text === undefined
-    ? undefined
-    : CheckedBodies.key(`${claims.partner}/${claims.project}`, text);
-  const { checked, dag } = await checkBody(deps, claims, input.body, text, memoKey);
+  if (text === undefined) throw new AppError("invalid_body", "The body is not valid UTF-8.");
+  const checked = await checkBody(deps, claims, text);
   options.prefetch?.(checked);
   const idempotency = idempotencyKey
     ? { key: idempotencyKey, fingerprint: checked.cacheKey }
@@ -274,10 +274,7 @@ export async function admitRender(
     idempotencyKey,
     // The checks passed the body's own `dag` member (its nodes as parsed, not rewritten), and a
     // remembered body passed them before: either way the text parses to the same valid DAG.
-    dag: () =>
-      text !== undefined
-        ? { dagIn: text }
-        : dag ?? (parseJsonBytes(input.body) as { dag: Dag }).dag,
+    dag: () => ({ dagIn: text }),
     limits: checked.python ? PYTHON_MODE_LIMITS : undefined,
     tenant: { token: claims.jti, partner: claims.partner },
   };
@@ -346,30 +343,23 @@ async function rememberedBody(
 async function checkBody(
   deps: RenderDeps,
   claims: SessionClaims,
-  bytes: Uint8Array,
-  text: string | undefined,
-  memoKey: string | undefined,
-): Promise<{ checked: CheckedBody; dag?: Dag }> {
+  text: string,
+): Promise<CheckedBody> {
   const memo = deps.checkedBodies;
-  if (!memo || memoKey === undefined) return await checkBodyNow(deps, claims, bytes, text);
+  if (!memo) return (await checkBodyNow(deps, claims, text)).checked;
+  const memoKey = CheckedBodies.key(`${claims.partner}/${claims.project}`, text);
   const known = await rememberedBody(deps, claims, memoKey);
-  if (known) return { checked: known };
-  return await memo.check(memoKey, () => checkBodyNow(deps, claims, bytes, text));
+  if (known) return known;
+  return (await memo.check(memoKey, () => checkBodyNow(deps, claims, text))).checked;
 }
 
-/**
- * Parses and checks a body against the token's project template (no memo); `text` is the body
- * already decoded (`decodeUtf8`), undefined when it is not valid UTF-8.
- */
+/** Parses and checks a body's text against the token's project template (no memo). */
 async function checkBodyNow(
   deps: RenderDeps,
   claims: SessionClaims,
-  bytes: Uint8Array,
-  text: string | undefined,
+  text: string,
 ): Promise<FreshlyCheckedBody> {
-  // Decoded once: the memo key needed the text already.
-  const raw = text === undefined ? parseJsonBytes(bytes) : parseJsonText(text);
-  const body = validate(RenderBody, raw);
+  const body = validate(RenderBody, parseJsonText(text));
   const project = await deps.templates.get(projectOf(claims), body.version);
   // A template project renders only instances of its template; a python-mode project renders
   // any concrete DAG its Python produced, under stricter limits (lib/kernel/python_mode.ts).

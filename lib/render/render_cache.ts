@@ -282,10 +282,9 @@ export class RenderCache {
     held?.releaseWith(written);
   }
 
-  /** Whether `text` is now in L2. */
+  /** Whether `text` is now in L2 (`#store` has checked its size). */
   async #l2Set(key: string, text: string): Promise<boolean> {
     if (!this.#redis) return false;
-    if (text.length > this.#l2Max) return false;
     try {
       await this.#redis.set(this.#l2Key(key), text, {
         expiration: { type: "EX", value: this.#ttl },
