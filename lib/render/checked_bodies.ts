@@ -1,15 +1,15 @@
 /**
  * A bounded memo of render bodies that already passed the body checks (parse, shape, DAG
  * validation, template instance, parameter values) and of what those checks produced (the DAG
- * hash, the cache key, the meshes the client holds). The DAG itself is not kept: only a cache
- * miss needs it, and then re-parsing the same bytes (no checks: they passed) is cheap next to the
- * evaluation, while holding every parsed DAG would cost several times the body's size. The checks are a pure function of the body bytes and the project
- * version (versions are immutable), and a configurator's popular renders repeat byte for byte
- * across sessions (every visitor's first render is the defaults), so a cache-hit render then costs
- * one map lookup on the body text instead of a JSON parse, a validation and two canonical hashes.
- * The key is the project and the exact body text (not a digest of it: hashing the body with
- * SHA-256 per request was the largest single cost of a cache hit), and the text counts toward
- * the memo's byte bound.
+ * hash, the cache key, the meshes the client holds). The DAG itself is not kept, nor returned: only
+ * a cache miss needs it, and the evaluating worker parses it from the body's text (no checks: they
+ * passed), while holding every parsed DAG would cost several times the body's size. The checks are
+ * a pure function of the body bytes and the project version (versions are immutable), and a
+ * configurator's popular renders repeat byte for byte across sessions (every visitor's first render
+ * is the defaults), so a cache-hit render then costs one map lookup on the body text instead of a
+ * JSON parse, a validation and two canonical hashes. The key is the project and the exact body text
+ * (not a digest of it: hashing the body with SHA-256 per request was the largest single cost of a
+ * cache hit), and the text counts toward the memo's byte bound.
  *
  * Only successes are remembered; a refused body is checked again each time (and stays cheap to
  * refuse). Entries are keyed by project and body text, bounded in total bytes. Concurrent
@@ -17,7 +17,6 @@
  */
 import { LRUCache } from "lru-cache";
 import { SingleFlight } from "../cache/single_flight.ts";
-import type { Dag } from "../dag/dag_types.ts";
 
 /** What the body checks of one render body produced. */
 export interface CheckedBody {
@@ -33,16 +32,10 @@ export interface CheckedBody {
   python: boolean;
 }
 
-/** A freshly checked body: what is remembered, and the DAG for this request. */
-export interface FreshlyCheckedBody {
-  checked: CheckedBody;
-  dag: Dag;
-}
-
 /** A bounded memo of checked render bodies. */
 export class CheckedBodies {
   readonly #memo: LRUCache<string, CheckedBody>;
-  readonly #flight = new SingleFlight<FreshlyCheckedBody>();
+  readonly #flight = new SingleFlight<CheckedBody>();
 
   /**
    * `maxBytes` bounds the memo by the approximate bytes of its entries, body text included
@@ -82,14 +75,11 @@ export class CheckedBodies {
    * Runs `check` once for all concurrent callers with the same key (a burst of identical
    * renders parses and validates once) and remembers its result when it succeeds.
    */
-  async check(
-    key: string,
-    check: () => Promise<FreshlyCheckedBody>,
-  ): Promise<FreshlyCheckedBody> {
+  async check(key: string, check: () => Promise<CheckedBody>): Promise<CheckedBody> {
     return await this.#flight.run(key, async () => {
-      const fresh = await check();
-      this.set(key, fresh.checked);
-      return fresh;
+      const checked = await check();
+      this.set(key, checked);
+      return checked;
     }).promise;
   }
 

@@ -20,14 +20,13 @@ import type { SessionClaims } from "../token/claims.ts";
 import { TokenError } from "../token/errors.ts";
 import type { CachingTokenVerifier } from "../token/verified_cache.ts";
 import { cacheKey, dagHash } from "../dag/canonical_dag.ts";
-import { CheckedBodies, type CheckedBody, type FreshlyCheckedBody } from "./checked_bodies.ts";
+import { CheckedBodies, type CheckedBody } from "./checked_bodies.ts";
 import { KERNEL_VERSION } from "../kernel/kernel_version.ts";
 import type { ProjectTemplates } from "./project_templates.ts";
 import { RenderBody } from "./render_request.ts";
 import { parseIdempotencyKey } from "./idempotency_key.ts";
 import type { Scene } from "../dag/scene.ts";
 import { checkInstance } from "../kernel/template_instance.ts";
-import type { Dag } from "../dag/dag_types.ts";
 import type { DagSource } from "../kernel/worker_protocol.ts";
 import type { DagLimits } from "../dag/dag_limits.ts";
 import { assertPythonDag, PYTHON_MODE_LIMITS } from "../kernel/python_mode.ts";
@@ -346,11 +345,11 @@ async function checkBody(
   text: string,
 ): Promise<CheckedBody> {
   const memo = deps.checkedBodies;
-  if (!memo) return (await checkBodyNow(deps, claims, text)).checked;
+  if (!memo) return await checkBodyNow(deps, claims, text);
   const memoKey = CheckedBodies.key(`${claims.partner}/${claims.project}`, text);
   const known = await rememberedBody(deps, claims, memoKey);
   if (known) return known;
-  return (await memo.check(memoKey, () => checkBodyNow(deps, claims, text))).checked;
+  return await memo.check(memoKey, () => checkBodyNow(deps, claims, text));
 }
 
 /** Parses and checks a body's text against the token's project template (no memo). */
@@ -358,16 +357,17 @@ async function checkBodyNow(
   deps: RenderDeps,
   claims: SessionClaims,
   text: string,
-): Promise<FreshlyCheckedBody> {
+): Promise<CheckedBody> {
   const body = validate(RenderBody, parseJsonText(text));
   const project = await deps.templates.get(projectOf(claims), body.version);
   // A template project renders only instances of its template; a python-mode project renders
   // any concrete DAG its Python produced, under stricter limits (lib/kernel/python_mode.ts).
   const python = project.mode === "python" || project.template === null;
-  const { dag, dagHash: hash } = python
-    ? await hashed(assertPythonDag(body.dag))
-    : await checkInstance(body.dag, project.template!, project.templateHash, project.schema);
-  const checked = {
+  const hash = python
+    ? await dagHash(assertPythonDag(body.dag))
+    : (await checkInstance(body.dag, project.template!, project.templateHash, project.schema))
+      .dagHash;
+  return {
     requestedVersion: body.version,
     version: project.version,
     templateHash: project.templateHash,
@@ -376,12 +376,6 @@ async function checkBodyNow(
     have: body.have ?? [],
     python,
   };
-  return { checked, dag };
-}
-
-/** A python-mode DAG with its hash (an instance's comes from `checkInstance`). */
-async function hashed(dag: Dag): Promise<{ dag: Dag; dagHash: string }> {
-  return { dag, dagHash: await dagHash(dag) };
 }
 
 async function verify(
