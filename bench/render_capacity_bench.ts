@@ -186,6 +186,11 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
           floorRatio.toFixed(2)
         }${floorRatio < TARGET ? " (the floor itself misses the target)" : ""}; product ÷ floor ${
           median(served.map((s, i) => s.rps / floored[i].rps)).toFixed(2)
+        }${
+          floorRatio < TARGET ? "" : ` (the target needs ${(TARGET / floorRatio).toFixed(2)}: ` +
+            `what the product adds to the floor may cost ${
+              ((1 - TARGET / floorRatio) * 100).toFixed(1)
+            } % of its throughput)`
         }`,
         ...cpuLines(
           "CPU per render, product / floor (ms, all threads and processes of the rounds)",
