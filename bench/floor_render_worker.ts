@@ -42,7 +42,7 @@ scope.onmessage = async ({ data: { id, values, build } }) => {
   }
   const wire = reorderForWire(gear.positions, gear.indices);
   const hash = await meshHash(wire.positions, wire.indices);
-  const mesh = encodeMesh(wire.positions, wire.indices);
+  const mesh = encodeMesh(wire.positions, wire.indices, wire.codedIndices);
   const json = JSON.stringify({
     scene: { triangles: gear.triangles, volume: gear.volume },
     meshes: { [hash]: mesh },

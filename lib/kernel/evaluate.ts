@@ -109,6 +109,8 @@ interface ExtractedPart {
 interface ExtractedMesh {
   positions: Float32Array;
   indices: Uint32Array;
+  /** The index codec's bytes of `indices` (`reorderForWire`'s). */
+  codedIndices: Uint8Array;
   volume: number;
 }
 
@@ -139,7 +141,7 @@ function extractParts(assembly: AssemblyValue, limits: EvalLimits): ExtractedPar
       }
       // In meshopt's order before anything is hashed: the hash names the geometry as sent.
       const wire = reorderForWire(positions, new Uint32Array(raw.triVerts));
-      mesh = { positions: wire.positions, indices: wire.indices, volume: part.m.volume() };
+      mesh = { ...wire, volume: part.m.volume() };
       meshes.set(part.m, mesh);
     }
     return { name: part.name, color: part.color, transforms: part.transforms, mesh };
@@ -158,13 +160,13 @@ async function buildScene(
   let triangles = 0;
   let volume = 0;
   for (const part of extracted) {
-    const { positions, indices } = part.mesh;
+    const { positions, indices, codedIndices } = part.mesh;
     let hash = hashes.get(part.mesh);
     if (hash === undefined) {
       hash = await meshHash(positions, indices);
       hashes.set(part.mesh, hash);
       if (!Object.hasOwn(meshes, hash)) {
-        meshes[hash] = encodeMesh(positions, indices);
+        meshes[hash] = encodeMesh(positions, indices, codedIndices);
         exact.set(hash, { positions, indices });
       }
     }

@@ -172,6 +172,16 @@ function encoder(): typeof MeshoptEncoder {
   return MeshoptEncoder;
 }
 
+/** A mesh in the order it travels in, with its index buffer already coded. */
+export interface WireMesh {
+  /** Float32 x, y, z per vertex, in first-use order. */
+  positions: Float32Array;
+  /** Three vertex indices per triangle, each triangle from the corner the index codec keeps. */
+  indices: Uint32Array;
+  /** meshopt's index codec bytes that decode to exactly `indices` (for `encodeMesh`). */
+  codedIndices: Uint8Array;
+}
+
 /**
  * The mesh in meshopt's order for transmission: triangles reordered for the vertex cache (tuned
  * for size) and vertices in first-use order; vertices no triangle uses are dropped. The geometry is
@@ -183,11 +193,11 @@ function encoder(): typeof MeshoptEncoder {
  * const hash = await meshHash(wire.positions, wire.indices);
  * ```
  */
-export function reorderForWire(
-  positions: Float32Array,
-  indices: Uint32Array,
-): { positions: Float32Array; indices: Uint32Array } {
-  if (indices.length === 0) return { positions: new Float32Array(), indices: new Uint32Array() };
+export function reorderForWire(positions: Float32Array, indices: Uint32Array): WireMesh {
+  if (indices.length === 0) {
+    const none = new Uint32Array();
+    return { positions: new Float32Array(), indices: none, codedIndices: codeIndices(none) };
+  }
   const vertexCount = positions.length / 3;
   for (let i = 0; i < indices.length; i++) {
     if (indices[i] >= vertexCount) {
@@ -199,11 +209,14 @@ export function reorderForWire(
   const [remap, unique] = codec.reorderMesh(reordered, true, true);
   // The index codec may start a triangle at another corner (same winding): hold the triangles as
   // they decode, so the client's indices are exactly these and the hash names them.
-  const coded = codec.encodeIndexBuffer(littleEndianBytes(reordered), reordered.length, 4);
+  const coded = codeIndices(reordered);
   const rotated = new Uint8Array(reordered.length * 4);
   MeshoptDecoder.decodeIndexBuffer(rotated, reordered.length, 4, coded);
-  const view = new DataView(rotated.buffer);
-  for (let i = 0; i < reordered.length; i++) reordered[i] = view.getUint32(i * 4, true);
+  if (HOST_IS_LITTLE_ENDIAN) reordered.set(new Uint32Array(rotated.buffer));
+  else {
+    const view = new DataView(rotated.buffer);
+    for (let i = 0; i < reordered.length; i++) reordered[i] = view.getUint32(i * 4, true);
+  }
   const out = new Float32Array(unique * 3);
   for (let v = 0; v < vertexCount; v++) {
     const to = remap[v];
@@ -212,21 +225,30 @@ export function reorderForWire(
     out[to * 3 + 1] = positions[v * 3 + 1];
     out[to * 3 + 2] = positions[v * 3 + 2];
   }
-  return { positions: out, indices: reordered };
+  return { positions: out, indices: reordered, codedIndices: coded };
+}
+
+/** meshopt's index codec bytes of a triangle list (32-bit indices). */
+function codeIndices(indices: Uint32Array): Uint8Array {
+  return encoder().encodeIndexBuffer(littleEndianBytes(indices), indices.length, 4);
 }
 
 /**
  * The meshopt-coded bytes of a triangle mesh (positions x, y, z per vertex; three indices per
  * triangle) with the quantization that decodes them: the vertex buffer of Uint16 x, y, z, 0 per
  * vertex and the index buffer. Call it on `reorderForWire`'s output (any order encodes; that one
- * encodes smallest).
+ * encodes smallest), passing its `codedIndices`: they are the index buffer, not coded again.
  *
  * @example
  * ```ts
- * const { vertices, indices, min, scale } = encodeMeshBytes(positions, triangles);
+ * const { vertices, indices, min, scale } = encodeMeshBytes(wire.positions, wire.indices, wire.codedIndices);
  * ```
  */
-export function encodeMeshBytes(positions: Float32Array, indices: Uint32Array): {
+export function encodeMeshBytes(
+  positions: Float32Array,
+  indices: Uint32Array,
+  codedIndices?: Uint8Array,
+): {
   vertices: Uint8Array;
   indices: Uint8Array;
   min: [number, number, number];
@@ -250,7 +272,7 @@ export function encodeMeshBytes(positions: Float32Array, indices: Uint32Array): 
     VERTEX_CODEC_LEVEL,
     VERTEX_CODEC_VERSION,
   );
-  const coded = codec.encodeIndexBuffer(littleEndianBytes(indices), indices.length, 4);
+  const coded = codedIndices ?? codeIndices(indices);
   return { vertices, indices: coded, min, scale, vertexCount, triangleCount: indices.length / 3 };
 }
 
@@ -263,8 +285,12 @@ export function encodeMeshBytes(positions: Float32Array, indices: Uint32Array): 
  * const mesh = encodeMesh(positions, indices); // { vertexCount, triangleCount, min, scale, vertices, indices }
  * ```
  */
-export function encodeMesh(positions: Float32Array, indices: Uint32Array): EncodedMesh {
-  const bytes = encodeMeshBytes(positions, indices);
+export function encodeMesh(
+  positions: Float32Array,
+  indices: Uint32Array,
+  codedIndices?: Uint8Array,
+): EncodedMesh {
+  const bytes = encodeMeshBytes(positions, indices, codedIndices);
   return {
     vertexCount: bytes.vertexCount,
     triangleCount: bytes.triangleCount,

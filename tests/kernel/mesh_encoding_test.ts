@@ -83,6 +83,11 @@ Deno.test("kernel - mesh encoding: reorderForWire keeps every triangle and drops
     return out.sort();
   };
   assert.deepEqual(triangles(wire.positions, wire.indices), triangles(positions, indices));
+  // Its coded index buffer is the one the mesh travels with: it decodes to exactly these indices.
+  await meshDecoderReady();
+  const sent = encodeMesh(wire.positions, wire.indices, wire.codedIndices);
+  assert.deepEqual(base64ToBytes(sent.indices), wire.codedIndices);
+  assert.deepEqual(decodeMesh("q", sent).indices, wire.indices);
   assert.throws(() => reorderForWire(positions, new Uint32Array([0, 1, 7])), RangeError);
   assert.equal(reorderForWire(positions, new Uint32Array()).positions.length, 0);
 });
