@@ -24,7 +24,13 @@ import { effectiveValues } from "./effective_values.ts";
 import { EvalError } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { getManifoldRuntime, type ManifoldRuntime } from "./manifold_runtime.ts";
-import { encodeMesh, meshEncoderReady, meshHash, reorderForWire } from "./mesh_encoding.ts";
+import {
+  encodeMesh,
+  meshEncoderReady,
+  meshHash,
+  reorderForWire,
+  type WireMesh,
+} from "./mesh_encoding.ts";
 import type { AssemblyValue } from "./ops/values.ts";
 import { applyToPoint, linearDeterminant, type Mat4, type Vec3 } from "./transforms.ts";
 
@@ -106,11 +112,7 @@ interface ExtractedPart {
   transforms: Mat4[];
   mesh: ExtractedMesh;
 }
-interface ExtractedMesh {
-  positions: Float32Array;
-  indices: Uint32Array;
-  /** The index codec's bytes of `indices` (`reorderForWire`'s). */
-  codedIndices: Uint8Array;
+interface ExtractedMesh extends WireMesh {
   volume: number;
 }
 
