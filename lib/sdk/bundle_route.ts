@@ -5,8 +5,9 @@
  * public scripts, loaded cross-origin as module scripts (which need CORS). `X-TypeScript-Types`
  * names the module's declarations (served by lib/sdk/types_route.ts under the same build hash).
  *
- * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in), so
- * they share the islands' chunks of preact and three.js.
+ * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in): each
+ * is bundled into one file of its own (lib/web/islands_build.ts), so a partner's page loads the
+ * element in two requests (this module and the bundle), not in a waterfall of shared chunks.
  */
 import type { Context } from "hono";
 import { fileURLToPath } from "node:url";

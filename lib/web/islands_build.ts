@@ -1,13 +1,15 @@
 /**
- * Builds the browser bundles with `deno bundle` (ESM, browser platform, code splitting, minified)
- * into `static/build/`, with content-hashed names: entries are renamed `<name>-<sha256:12>.js`,
- * shared chunks keep esbuild's content-hashed `chunk-<hash>.js`. Served with
- * `Cache-Control: immutable` by the static middleware.
+ * Builds the browser bundles with `deno bundle` (ESM, browser platform, minified) into
+ * `static/build/`, with content-hashed names: entries are renamed `<name>-<sha256:12>.js`, shared
+ * chunks keep esbuild's content-hashed `chunk-<hash>.js`. Served with `Cache-Control: immutable`
+ * by the static middleware.
  *
- * Entries: the client boot, one per island of the route manifest (each island's module is loaded
- * only on pages that use it), and whatever extra modules the app names (the product's embeddable
- * element, say). One `deno bundle` call builds them all, so they share one copy of preact and of
- * any other library.
+ * Entries: the client boot and one per island of the route manifest (each island's module is
+ * loaded only on pages that use it), built by one `deno bundle` call with code splitting, so the
+ * pages share one copy of preact and of any other library; and whatever extra modules the app
+ * names (the product's embeddable element, say): scripts for other sites' pages, each bundled on
+ * its own into one file, so a partner's page loads it in one request rather than a waterfall of
+ * shared chunks.
  *
  * The build runs once per set of sources. Its inputs are the files of the entries' module graph
  * (`deno info --json`), this builder, deno.json and deno.lock: an edit to a server-only module the
@@ -29,7 +31,10 @@ export interface BuildOptions {
   root: string;
   /** Island file paths relative to the root (`islands/Viewer.tsx`). */
   islands: readonly string[];
-  /** Extra entries, name → module path (absolute, or relative to the root), re-exported whole. */
+  /**
+   * Extra entries, name → module path (absolute, or relative to the root), re-exported whole, each
+   * bundled into one file of its own (what it imports dynamically included).
+   */
   entries?: Readonly<Record<string, string>>;
   /** Output folder (default `<root>/static/build`). */
   outDir?: string;
@@ -105,40 +110,33 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     for (const e of entries) {
       await Deno.writeTextFile(join(src, `${e.name}.ts`), e.stub(rel(src, e.file)));
     }
-    const cmd = new Deno.Command(Deno.execPath(), {
-      args: [
-        "bundle",
-        "--quiet",
-        "--platform",
-        "browser",
-        "--format",
-        "esm",
-        "--code-splitting",
-        "--minify",
-        "--outdir",
-        out,
-        ...entries.map((e) => join(src, `${e.name}.ts`)),
-      ],
-      cwd: root,
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    });
-    const result = await cmd.output();
-    if (!result.success) {
-      throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr)}`);
-    }
+    // The page bundles share chunks (one `deno bundle` call with code splitting). Each extra entry
+    // is a script for other sites' pages: one file of its own, so it loads in one request.
+    const standalone = new Set(Object.keys(options.entries ?? {}));
+    const calls = [
+      { out, split: true, of: entries.filter((e) => !standalone.has(e.name)) },
+      ...entries.filter((e) => standalone.has(e.name)).map((e) => ({
+        out: join(tmp, `out-${e.name}`),
+        split: false,
+        of: [e],
+      })),
+    ];
+    await Promise.all(
+      calls.map((c) => bundle(root, c.out, c.split, c.of.map((e) => join(src, `${e.name}.ts`)))),
+    );
     const names = new Set(entries.map((e) => e.name));
     const urls: Record<string, string> = {};
-    for await (const entry of Deno.readDir(out)) {
-      if (!entry.isFile || !entry.name.endsWith(".js")) continue;
-      const base = entry.name.slice(0, -3);
-      const bytes = await Deno.readFile(join(out, entry.name));
-      const target = names.has(base)
-        ? `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`
-        : entry.name;
-      if (names.has(base)) urls[base] = `${prefix}/${target}`;
-      await Deno.rename(join(out, entry.name), join(outDir, target));
+    for (const call of calls) {
+      for await (const entry of Deno.readDir(call.out)) {
+        if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+        const base = entry.name.slice(0, -3);
+        const bytes = await Deno.readFile(join(call.out, entry.name));
+        const target = names.has(base)
+          ? `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`
+          : entry.name;
+        if (names.has(base)) urls[base] = `${prefix}/${target}`;
+        await Deno.rename(join(call.out, entry.name), join(outDir, target));
+      }
     }
     const modules: Record<string, string> = {};
     for (const file of options.islands) {
@@ -159,6 +157,32 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     return build;
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Runs `deno bundle` (browser ESM, minified; with code splitting when `split`) into `out`. */
+async function bundle(root: string, out: string, split: boolean, files: string[]): Promise<void> {
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "browser",
+      "--format",
+      "esm",
+      ...(split ? ["--code-splitting"] : []),
+      "--minify",
+      "--outdir",
+      out,
+      ...files,
+    ],
+    cwd: root,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!result.success) {
+    throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr)}`);
   }
 }
 

@@ -73,23 +73,27 @@ Deno.test("islands build - extra entries need a free lowercase name", async () =
   }
 });
 
-Deno.test("islands build - an extra entry is bundled with the islands under a content-hashed name", async () => {
+Deno.test("islands build - an extra entry is one file of its own under a content-hashed name", async () => {
   const outDir = await Deno.makeTempDir({ prefix: "islands-build-" });
   try {
     const options = {
       root,
       islands: ["islands/ParameterForm.tsx"],
-      entries: { limits: "lib/dag/dag_limits.ts" },
+      entries: { field: "lib/client/parameter_field.ts" },
       outDir,
       urlPrefix: "/b",
     };
     const build = await buildIslands(options);
     assert.deepEqual(Object.keys(build.modules), ["ParameterForm"]);
-    assert.deepEqual(Object.keys(build.entries), ["limits"]);
-    for (const url of [build.boot, build.modules.ParameterForm, build.entries.limits]) {
+    assert.deepEqual(Object.keys(build.entries), ["field"]);
+    for (const url of [build.boot, build.modules.ParameterForm, build.entries.field]) {
       assert.match(url, /^\/b\/[a-z_A-Z]+-[0-9a-f]{12}\.js$/);
       assert.ok((await Deno.stat(`${outDir}/${url.slice(3)}`)).size > 0);
     }
+    // The form imports the same module, yet the entry shares no chunk with it: it loads alone.
+    const entry = await Deno.readTextFile(`${outDir}/${build.entries.field.slice(3)}`);
+    assert.match(entry, /checkParameterValue/, "the module's code is in the file");
+    assert.doesNotMatch(entry, /(?:from|import)\s*\(?\s*["']\.\//, "it imports no other file");
     const { inputHash } = await buildIslands({ ...options, entries: {} });
     assert.notEqual(inputHash, build.inputHash, "the entries are part of the inputs");
     const again = await buildIslands(options);
