@@ -6,8 +6,8 @@
  * names the module's declarations (served by lib/sdk/types_route.ts under the same build hash).
  *
  * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in): each
- * is bundled into one file of its own (lib/web/islands_build.ts), so a partner's page loads the
- * element in two requests (this module and the bundle), not in a waterfall of shared chunks.
+ * is bundled on its own (lib/web/islands_build.ts), so a partner's page loads the element in three
+ * requests (this module, the bundle, three.js), not in a waterfall of chunks shared with the pages.
  */
 import type { Context } from "hono";
 import { fileURLToPath } from "node:url";

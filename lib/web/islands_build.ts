@@ -8,8 +8,9 @@
  * loaded only on pages that use it), built by one `deno bundle` call with code splitting, so the
  * pages share one copy of preact and of any other library; and whatever extra modules the app
  * names (the product's embeddable element, say): scripts for other sites' pages, each bundled on
- * its own into one file, so a partner's page loads it in one request rather than a waterfall of
- * shared chunks.
+ * its own (its code in one file, plus the chunks its own lazy imports split off: three.js for the
+ * element), so a partner's page loads a few files, not a waterfall of chunks split for pages it
+ * never shows.
  *
  * The build runs once per set of sources. Its inputs are the files of the entries' module graph
  * (`deno info --json`), this builder, deno.json and deno.lock: an edit to a server-only module the
@@ -33,7 +34,7 @@ export interface BuildOptions {
   islands: readonly string[];
   /**
    * Extra entries, name → module path (absolute, or relative to the root), re-exported whole, each
-   * bundled into one file of its own (what it imports dynamically included).
+   * bundled on its own (its chunks are only those its own lazy imports share).
    */
   entries?: Readonly<Record<string, string>>;
   /** Output folder (default `<root>/static/build`). */
@@ -111,18 +112,18 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       await Deno.writeTextFile(join(src, `${e.name}.ts`), e.stub(rel(src, e.file)));
     }
     // The page bundles share chunks (one `deno bundle` call with code splitting). Each extra entry
-    // is a script for other sites' pages: one file of its own, so it loads in one request.
+    // is a script for other sites' pages, bundled on its own: it loads few files, not the islands'
+    // many chunks.
     const standalone = new Set(Object.keys(options.entries ?? {}));
     const calls = [
-      { out, split: true, of: entries.filter((e) => !standalone.has(e.name)) },
+      { out, of: entries.filter((e) => !standalone.has(e.name)) },
       ...entries.filter((e) => standalone.has(e.name)).map((e) => ({
         out: join(tmp, `out-${e.name}`),
-        split: false,
         of: [e],
       })),
     ];
     await Promise.all(
-      calls.map((c) => bundle(root, c.out, c.split, c.of.map((e) => join(src, `${e.name}.ts`)))),
+      calls.map((c) => bundle(root, c.out, c.of.map((e) => join(src, `${e.name}.ts`)))),
     );
     const names = new Set(entries.map((e) => e.name));
     const urls: Record<string, string> = {};
@@ -160,8 +161,8 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
   }
 }
 
-/** Runs `deno bundle` (browser ESM, minified; with code splitting when `split`) into `out`. */
-async function bundle(root: string, out: string, split: boolean, files: string[]): Promise<void> {
+/** Runs `deno bundle` (browser ESM, code splitting, minified) of `files` into `out`. */
+async function bundle(root: string, out: string, files: string[]): Promise<void> {
   const result = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -170,7 +171,7 @@ async function bundle(root: string, out: string, split: boolean, files: string[]
       "browser",
       "--format",
       "esm",
-      ...(split ? ["--code-splitting"] : []),
+      "--code-splitting",
       "--minify",
       "--outdir",
       out,

@@ -73,7 +73,7 @@ Deno.test("islands build - extra entries need a free lowercase name", async () =
   }
 });
 
-Deno.test("islands build - an extra entry is one file of its own under a content-hashed name", async () => {
+Deno.test("islands build - an extra entry is bundled on its own under a content-hashed name", async () => {
   const outDir = await Deno.makeTempDir({ prefix: "islands-build-" });
   try {
     const options = {
