@@ -12,6 +12,13 @@ import { createClient } from "redis";
 /** CPU milliseconds by group: this process's thread groups and each named process. */
 export type CpuSample = Record<string, number>;
 
+/**
+ * One reading: CPU milliseconds so far of each thread, keyed `<group> <tid>`. Deltas are taken
+ * thread by thread (`addCpuDelta`), so a thread that ends between two readings takes its time
+ * with it instead of making its group's difference negative.
+ */
+export type CpuReading = Record<string, number>;
+
 /** The group a thread of this process counts in, by its name (`/proc/…/comm`) and id. */
 function groupOf(tid: string, name: string): string {
   if (tid === String(Deno.pid)) return "main";
@@ -20,19 +27,19 @@ function groupOf(tid: string, name: string): string {
   return "runtime";
 }
 
-/** CPU ms of every thread of `pid`, summed per `group(tid, name)`; undefined when unreadable. */
+/** CPU ms of every thread of `pid`, keyed `<group(tid, name)> <tid>`; undefined when unreadable. */
 function threadsOf(
   pid: number,
   group: (tid: string, name: string) => string,
-): CpuSample | undefined {
-  const out: CpuSample = {};
+): CpuReading | undefined {
+  const out: CpuReading = {};
   try {
     for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
       const dir = `/proc/${pid}/task/${task.name}`;
       try {
         const ns = Number(Deno.readTextFileSync(`${dir}/schedstat`).split(" ")[0]);
-        const key = group(task.name, Deno.readTextFileSync(`${dir}/comm`).trim());
-        out[key] = (out[key] ?? 0) + ns / 1e6;
+        out[`${group(task.name, Deno.readTextFileSync(`${dir}/comm`).trim())} ${task.name}`] = ns /
+          1e6;
       } catch {
         // The thread ended between the listing and the read: its time is gone with it.
       }
@@ -54,21 +61,26 @@ export class CpuMeter {
     );
   }
 
-  /** CPU ms so far per group, or undefined when this system has no `/proc` schedstat. */
-  sample(): CpuSample | undefined {
+  /** CPU ms so far per thread, or undefined when this system has no `/proc` schedstat. */
+  sample(): CpuReading | undefined {
     const own = threadsOf(Deno.pid, groupOf);
     if (!own) return undefined;
     for (const [name, pid] of Object.entries(this.#others)) {
-      const total = threadsOf(pid, () => name);
-      if (total) own[name] = total[name] ?? 0;
+      Object.assign(own, threadsOf(pid, () => name));
     }
     return own;
   }
 }
 
-/** `to` − `from`, added into `into` (groups that spent nothing are kept at 0). */
-export function addCpuDelta(into: CpuSample, from: CpuSample, to: CpuSample): void {
-  for (const [key, ms] of Object.entries(to)) into[key] = (into[key] ?? 0) + ms - (from[key] ?? 0);
+/**
+ * `to` − `from` thread by thread, added into `into` by group (groups that spent nothing are kept
+ * at 0). A thread that ended between the readings is left out: its time since `from` is lost.
+ */
+export function addCpuDelta(into: CpuSample, from: CpuReading, to: CpuReading): void {
+  for (const [key, ms] of Object.entries(to)) {
+    const group = key.slice(0, key.lastIndexOf(" "));
+    into[group] = (into[group] ?? 0) + ms - (from[key] ?? 0);
+  }
 }
 
 /** CPU a side spent over its rounds, and the units of work (renders, requests) it served. */
