@@ -264,10 +264,18 @@ export class SceneView {
   constructor(container: HTMLElement, options: SceneViewOptions = {}) {
     this.#container = container;
     // preserveDrawingBuffer keeps the last frame readable (screenshots, pixel checks).
-    this.#renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-    this.#renderer.setPixelRatio(
-      Math.min(globalThis.devicePixelRatio ?? 1, options.maxPixelRatio ?? 2),
-    );
+    // The canvas gets the view's size before its context exists: each later width or height
+    // change reallocates the drawing buffer (three.js sets the two apart, so a resize from the
+    // default 300 × 150 made two), which a software rasterizer pays in waits on the GPU process.
+    const ratio = Math.min(globalThis.devicePixelRatio ?? 1, options.maxPixelRatio ?? 2);
+    const width = Math.max(1, container.clientWidth);
+    const height = Math.max(1, container.clientHeight);
+    const canvas = document.createElement("canvas");
+    canvas.style.display = "block"; // as three.js makes its own
+    canvas.width = Math.floor(width * ratio);
+    canvas.height = Math.floor(height * ratio);
+    this.#renderer = new WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+    this.#renderer.setDrawingBufferSize(width, height, ratio);
     this.#renderer.outputColorSpace = SRGBColorSpace;
     this.#renderer.toneMapping = TONE_MAPPINGS[options.toneMapping ?? "neutral"];
     this.#renderer.toneMappingExposure = 1;
@@ -647,7 +655,12 @@ export class SceneView {
   #fitSize(): void {
     const width = Math.max(1, this.#container.clientWidth);
     const height = Math.max(1, this.#container.clientHeight);
-    this.#renderer.setSize(width, height, false);
+    // Unchanged sizes leave the buffer alone (the observer's first call, layout that moved nothing).
+    const ratio = this.#renderer.getPixelRatio();
+    if (
+      this.canvas.width !== Math.floor(width * ratio) ||
+      this.canvas.height !== Math.floor(height * ratio)
+    ) this.#renderer.setSize(width, height, false);
     this.canvas.style.width = "100%";
     this.canvas.style.height = "100%";
     this.#camera.aspect = width / height;

@@ -143,3 +143,79 @@ Deno.test({
     }
   },
 });
+
+/**
+ * Counts, on the page, how often a canvas that has a WebGL context is given a new width or height
+ * (each one reallocates its drawing buffer, and on a software rasterizer waits on the GPU process
+ * several times), and how big it ended up.
+ */
+const COUNT_RESHAPES = `(() => {
+  const withContext = new WeakSet();
+  const getContext = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (...args) {
+    const context = getContext.apply(this, args);
+    if (context && String(args[0]).startsWith("webgl")) withContext.add(this);
+    return context;
+  };
+  globalThis.__reshapes = [];
+  for (const side of ["width", "height"]) {
+    const own = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, side);
+    Object.defineProperty(HTMLCanvasElement.prototype, side, {
+      ...own,
+      set(value) {
+        const before = own.get.call(this);
+        own.set.call(this, value);
+        if (withContext.has(this) && own.get.call(this) !== before) {
+          globalThis.__reshapes.push(side + " " + before + " → " + own.get.call(this));
+        }
+      },
+    });
+  }
+})();`;
+
+Deno.test({
+  name:
+    "e2e - first model: the view's drawing buffer is made at the view's size, not resized on its way",
+  ...e2e,
+  async fn() {
+    const setup = await startShop();
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+      await page.addInitScript(COUNT_RESHAPES);
+      await page.goto(`${setup.shop}/`);
+      await page.waitForFunction(
+        (name) => performance.getEntriesByName(name).length > 0,
+        FIRST_MODEL_MARKS.model,
+        { timeout: 60_000 },
+      );
+      const seen = await page.evaluate(() => {
+        const canvas = document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
+          "canvas",
+        )!;
+        return {
+          reshapes: (globalThis as unknown as { __reshapes: string[] }).__reshapes,
+          buffer: [canvas.width, canvas.height],
+          shown: [canvas.clientWidth, canvas.clientHeight],
+        };
+      });
+      assert.deepEqual(seen.reshapes, [], "no size change once the context exists");
+      assert.deepEqual(seen.buffer, seen.shown, "the buffer has the shown size (device ratio 1)");
+      // The page's own resize still reaches the buffer.
+      await page.setViewportSize({ width: 900, height: 800 });
+      await page.waitForFunction(
+        () => {
+          const canvas = document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
+            "canvas",
+          )!;
+          return canvas.width === canvas.clientWidth && canvas.clientWidth < 900;
+        },
+        null,
+        { timeout: 10_000 },
+      );
+    } finally {
+      await browser.close();
+      await setup.close();
+    }
+  },
+});
