@@ -44,8 +44,11 @@ export async function sdkModuleResponse(
   const origin = new URL(ctx.req.url).origin;
   const url = new URL(build.entries[which], origin).href;
   const types = `${origin}/sdk/v1/types/${build.inputHash}/${SDK_TYPES[which]}`;
-  // `export *` also evaluates the bundle, which defines <cad-configurator> for embed.js.
-  const body = `export * from ${JSON.stringify(url)};\n`;
+  // The chunks the bundle imports come first, so the browser asks for them with the bundle instead
+  // of after it. `export *` also evaluates the bundle, which defines <cad-configurator>.
+  const body = (build.entryImports[which] ?? [])
+    .map((chunk) => `import ${JSON.stringify(new URL(chunk, origin).href)};\n`)
+    .join("") + `export * from ${JSON.stringify(url)};\n`;
   return leanResponse(body, {
     headers: {
       ...PUBLIC_MODULE_CORS,

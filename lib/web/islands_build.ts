@@ -144,11 +144,17 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       modules[islandName(file)] = urls[`island_${islandName(file)}`];
     }
     const extra: Record<string, string> = {};
-    for (const name of Object.keys(options.entries ?? {})) extra[name] = urls[name];
+    const entryImports: Record<string, string[]> = {};
+    for (const name of Object.keys(options.entries ?? {})) {
+      extra[name] = urls[name];
+      const text = await Deno.readTextFile(join(outDir, urls[name].slice(prefix.length + 1)));
+      entryImports[name] = staticImports(text).map((s) => `${prefix}/${s.slice(2)}`);
+    }
     const build: IslandBuild = {
       boot: urls.boot,
       modules,
       entries: extra,
+      entryImports,
       inputHash,
       ms: Math.round(performance.now() - started),
     };
@@ -185,6 +191,25 @@ async function bundle(root: string, out: string, files: string[]): Promise<void>
   if (!result.success) {
     throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr)}`);
   }
+}
+
+/**
+ * The chunks a bundle imports statically: esbuild writes them first, as
+ * `import{a as b}from"./chunk-X.js";` or `import"./chunk-X.js";` (its dynamic `import()`s come
+ * later, inside the code).
+ *
+ * @example
+ * ```ts
+ * staticImports('import{a as c}from"./chunk-AB.js";import"./chunk-CD.js";var x=1;');
+ * // ["./chunk-AB.js", "./chunk-CD.js"]
+ * ```
+ */
+export function staticImports(bundle: string): string[] {
+  const found: string[] = [];
+  const head =
+    /import\s*(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*as\s+[\w$]+)?\s*(?:from\s*)?"(\.\/[^"]+)"\s*;?/y;
+  for (let m = head.exec(bundle); m; m = head.exec(bundle)) found.push(m[1]);
+  return found;
 }
 
 /** A relative import specifier from `fromDir` to `file`. */

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
 import { createTestApp } from "../_helpers/app.ts";
+import { staticImports } from "@/lib/web/islands_build.ts";
 
 const SHOP = "https://shop.example.com";
 
@@ -115,7 +116,16 @@ Deno.test("sdk modules - stable URLs re-export the hashed build and are readable
       const bundle = await app.fetch(m[1]);
       assert.equal(bundle.headers.get("access-control-allow-origin"), "*");
       assert.match(bundle.headers.get("cache-control") ?? "", /immutable/);
-      await bundle.body?.cancel();
+      // The chunks the bundle imports are named first, so they load with it, not after it.
+      const chunks = [...text.matchAll(/^import "([^"]+)";$/gm)].map((c) => c[1]);
+      const named = staticImports(await bundle.text()).map((c) => new URL(c, m[1]).href);
+      assert.deepEqual(chunks, named);
+      if (target === "embed") assert.equal(chunks.length, 1, "three.js");
+      for (const chunk of chunks) {
+        const res = await app.fetch(chunk);
+        assert.match(res.headers.get("cache-control") ?? "", /immutable/);
+        await res.body?.cancel();
+      }
     }
   } finally {
     await app.close();

@@ -16,6 +16,7 @@ import {
   islandBuildOf,
   manifestIslandBuild,
   manifestIslands,
+  staticImports,
 } from "@/lib/web/islands_build.ts";
 import { islandPage } from "@/lib/web/islands_page.ts";
 import manifest from "@/manifest.gen.ts";
@@ -140,4 +141,16 @@ Deno.test("islands build - a request sees its app's shared build, and a page its
     (c) => islandBuildOf(c).then(() => c.text(""), (e) => c.text(e)),
   );
   assert.match(await (await bare.request("/")).text(), /no island build on this request/);
+});
+
+Deno.test("islands build - a bundle's static imports are read from its head, not its lazy imports", () => {
+  assert.deepEqual(
+    staticImports(
+      'import{a as c}from"./chunk-A1.js";import"./chunk-B2.js";import d,{e}from"./chunk-C3.js";' +
+        'import*as f from"./chunk-D4.js";var g=1;import("./chunk-LAZY.js");',
+    ),
+    ["./chunk-A1.js", "./chunk-B2.js", "./chunk-C3.js", "./chunk-D4.js"],
+  );
+  assert.deepEqual(staticImports('var a=import("./chunk-LAZY.js");'), []);
+  assert.deepEqual(staticImports(""), []);
 });
