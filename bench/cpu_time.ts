@@ -38,8 +38,8 @@ function threadsOf(
       const dir = `/proc/${pid}/task/${task.name}`;
       try {
         const ns = Number(Deno.readTextFileSync(`${dir}/schedstat`).split(" ")[0]);
-        out[`${group(task.name, Deno.readTextFileSync(`${dir}/comm`).trim())} ${task.name}`] = ns /
-          1e6;
+        const name = Deno.readTextFileSync(`${dir}/comm`).trim();
+        out[`${group(task.name, name)} ${task.name}`] = ns / 1e6;
       } catch {
         // The thread ended between the listing and the read: its time is gone with it.
       }

@@ -34,7 +34,7 @@ export interface BuildOptions {
   islands: readonly string[];
   /**
    * Extra entries, name → module path (absolute, or relative to the root), re-exported whole, each
-   * bundled on its own (its chunks are only those its own lazy imports share).
+   * bundled on its own: its code in one file, plus the chunks its lazy imports split off.
    */
   entries?: Readonly<Record<string, string>>;
   /** Output folder (default `<root>/static/build`). */
