@@ -169,28 +169,34 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
 
 /** Runs `deno bundle` (browser ESM, code splitting, minified) of `files` into `out`. */
 async function bundle(root: string, out: string, files: string[]): Promise<void> {
+  await runDeno(root, [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "browser",
+    "--format",
+    "esm",
+    "--code-splitting",
+    "--minify",
+    "--outdir",
+    out,
+    ...files,
+  ]);
+}
+
+/** Runs `deno <args>` in `root` and returns its stdout; throws with its stderr when it fails. */
+async function runDeno(root: string, args: string[]): Promise<Uint8Array> {
   const result = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "browser",
-      "--format",
-      "esm",
-      "--code-splitting",
-      "--minify",
-      "--outdir",
-      out,
-      ...files,
-    ],
+    args,
     cwd: root,
     env: { NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (!result.success) {
-    throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr)}`);
+    throw new Error(`deno ${args[0]} failed:\n${new TextDecoder().decode(result.stderr)}`);
   }
+  return result.stdout;
 }
 
 /**
@@ -238,17 +244,8 @@ async function graphFiles(root: string, entries: readonly Entry[]): Promise<stri
   try {
     const imports = entries.map((e) => `import ${JSON.stringify(pathToFileURL(e.file).href)};`);
     await Deno.writeTextFile(stub, imports.join("\n") + "\n");
-    const result = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", stub],
-      cwd: root,
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!result.success) {
-      throw new Error(`deno info failed:\n${new TextDecoder().decode(result.stderr)}`);
-    }
-    const info = JSON.parse(new TextDecoder().decode(result.stdout)) as {
+    const stdout = await runDeno(root, ["info", "--json", stub]);
+    const info = JSON.parse(new TextDecoder().decode(stdout)) as {
       modules: Array<{ local?: string }>;
     };
     const files = new Set([BUILDER_FILE, ...CONFIG_FILES.map((f) => join(root, f))]);
