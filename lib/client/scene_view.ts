@@ -268,8 +268,7 @@ export class SceneView {
     // change reallocates the drawing buffer (three.js sets the two apart, so a resize from the
     // default 300 × 150 made two), which a software rasterizer pays in waits on the GPU process.
     const ratio = Math.min(globalThis.devicePixelRatio ?? 1, options.maxPixelRatio ?? 2);
-    const width = Math.max(1, container.clientWidth);
-    const height = Math.max(1, container.clientHeight);
+    const [width, height] = sizeOf(container);
     const canvas = document.createElement("canvas");
     canvas.style.display = "block"; // as three.js makes its own
     canvas.width = Math.floor(width * ratio);
@@ -653,8 +652,7 @@ export class SceneView {
   }
 
   #fitSize(): void {
-    const width = Math.max(1, this.#container.clientWidth);
-    const height = Math.max(1, this.#container.clientHeight);
+    const [width, height] = sizeOf(this.#container);
     // Unchanged sizes leave the buffer alone (the observer's first call, layout that moved nothing).
     const ratio = this.#renderer.getPixelRatio();
     if (
@@ -667,6 +665,11 @@ export class SceneView {
     this.#camera.updateProjectionMatrix();
     this.requestRender();
   }
+}
+
+/** The CSS pixel size a view fills in `container` (at least 1 × 1). */
+function sizeOf(container: HTMLElement): [number, number] {
+  return [Math.max(1, container.clientWidth), Math.max(1, container.clientHeight)];
 }
 
 /** A User Timing mark, where the host has them (never throws: timing must not break a view). */

@@ -127,15 +127,21 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     );
     const names = new Set(entries.map((e) => e.name));
     const urls: Record<string, string> = {};
+    const entryImports: Record<string, string[]> = {};
     for (const call of calls) {
       for await (const entry of Deno.readDir(call.out)) {
         if (!entry.isFile || !entry.name.endsWith(".js")) continue;
         const base = entry.name.slice(0, -3);
-        const bytes = await Deno.readFile(join(call.out, entry.name));
-        const target = names.has(base)
-          ? `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`
-          : entry.name;
-        if (names.has(base)) urls[base] = `${prefix}/${target}`;
+        let target = entry.name;
+        if (names.has(base)) {
+          const bytes = await Deno.readFile(join(call.out, entry.name));
+          target = `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`;
+          urls[base] = `${prefix}/${target}`;
+          if (standalone.has(base)) {
+            const chunks = staticImports(new TextDecoder().decode(bytes));
+            entryImports[base] = chunks.map((c) => `${prefix}/${c.slice(2)}`);
+          }
+        }
         await Deno.rename(join(call.out, entry.name), join(outDir, target));
       }
     }
@@ -144,12 +150,7 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       modules[islandName(file)] = urls[`island_${islandName(file)}`];
     }
     const extra: Record<string, string> = {};
-    const entryImports: Record<string, string[]> = {};
-    for (const name of Object.keys(options.entries ?? {})) {
-      extra[name] = urls[name];
-      const text = await Deno.readTextFile(join(outDir, urls[name].slice(prefix.length + 1)));
-      entryImports[name] = staticImports(text).map((s) => `${prefix}/${s.slice(2)}`);
-    }
+    for (const name of standalone) extra[name] = urls[name];
     const build: IslandBuild = {
       boot: urls.boot,
       modules,
