@@ -16,7 +16,12 @@
  */
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { RenderError, RenderResult } from "../lib/client/mod.ts";
-import { SceneView } from "../lib/client/scene_view.ts";
+import type { SceneView } from "../lib/client/scene_view.ts";
+import {
+  mountSceneView,
+  preloadSceneView,
+  type SceneViewError,
+} from "../lib/client/scene_view_loader.ts";
 import { errorTitle } from "../lib/client/error_titles.ts";
 import { describeModel } from "../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../lib/client/render_announcer.ts";
@@ -50,20 +55,28 @@ export default function Viewer(
   const [updating, setUpdating] = useState(false);
   const indicator = useRef<UpdatingIndicator | null>(null);
   const ids = useId();
+  // three.js starts loading at the first render, the view is made in the effect below.
+  useState(preloadSceneView);
+  const [viewError, setViewError] = useState<SceneViewError | null>(null);
+  const [viewReady, setViewReady] = useState(false);
   useEffect(() => {
     const stage = getComputedStyle(host.current!).getPropertyValue("--_cad-stage").trim();
-    const v = new SceneView(host.current!, {
-      onContextChange: setContextLost,
-      background: stage || undefined,
-    });
-    view.current = v;
-    onView?.(v);
-    if (shown.current) v.show(shown.current);
+    const unmount = mountSceneView(
+      host.current!,
+      { onContextChange: setContextLost, background: stage || undefined },
+      (v) => {
+        view.current = v;
+        onView?.(v);
+        if (shown.current) v.show(shown.current);
+        setViewReady(true);
+      },
+      setViewError,
+    );
     announcer.current = new RenderAnnouncer(setAnnouncement);
     indicator.current = new UpdatingIndicator(setUpdating);
     return () => {
       indicator.current?.dispose();
-      v.dispose();
+      unmount();
       announcer.current?.dispose();
       view.current = null;
     };
@@ -75,16 +88,30 @@ export default function Viewer(
     shown.current = result ?? null;
     if (result && view.current) view.current.show(result);
   }, [result]);
-  useEffect(() => {
-    announcer.current?.update({ loading: !!loading, result, error: !!error });
-    indicator.current?.update(!!loading && !!result);
-  }, [loading, result, error]);
   const empty = !result;
   const name = title ?? "Model";
+  const shownError = error ?? viewError;
+  // A scene that came before the view (three.js still on its way) is not drawn yet.
+  const blank = empty || (!viewReady && !viewError);
+  useEffect(() => {
+    // The announcer reports the scene on screen: none while the view is on its way.
+    announcer.current?.update({
+      loading: !!loading || (blank && !empty),
+      result: blank ? null : result ?? null,
+      error: !!shownError,
+    });
+    indicator.current?.update(!!loading && !!result);
+  }, [loading, result, shownError, blank]);
   return (
     <div
       class="cad-viewer"
-      data-state={error ? "error" : loading ? "loading" : empty ? "empty" : "ready"}
+      data-state={shownError
+        ? "error"
+        : loading || (blank && !empty)
+        ? "loading"
+        : empty
+        ? "empty"
+        : "ready"}
       data-context={contextLost ? "lost" : "ok"}
     >
       <div
@@ -110,22 +137,24 @@ export default function Viewer(
           <span>Restoring the 3D view…</span>
         </div>
       )}
-      {loading && (!result || updating) && (
+      {!viewError && (loading || (blank && !empty && !error)) && (blank || updating) && (
         <div
-          class={`cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`}
+          class={`cad-viewer__overlay ${blank ? "" : "cad-viewer__overlay--corner"}`}
           aria-hidden="true"
         >
           <span class="cad-spinner" />
-          <span>{empty ? loadingText ?? "Loading model…" : "Updating…"}</span>
+          <span>{blank ? loadingText ?? "Loading model…" : "Updating…"}</span>
         </div>
       )}
-      {error && (
+      {shownError && (
         <div class="cad-viewer__error" role="alert">
-          <strong>{("title" in error && error.title) || errorTitle(error.code)}</strong>
-          <span>{error.detail}</span>
+          <strong>
+            {("title" in shownError && shownError.title) || errorTitle(shownError.code)}
+          </strong>
+          <span>{shownError.detail}</span>
         </div>
       )}
-      {result && (
+      {result && viewReady && (
         <div class="cad-viewer__tools" role="group" aria-label="View">
           <button
             type="button"

@@ -28,6 +28,8 @@ export function errorTitle(code: string): string {
       return "A value is not valid";
     case "python_load_failed":
       return "The design runtime could not start";
+    case "view_unavailable":
+      return "The 3D view could not start";
     case "design_error":
       return "The design could not be built with these values";
     default:

@@ -27,6 +27,11 @@ export interface IslandBuild extends IslandModules {
    * imports them beside the bundle lets the browser fetch them together, one round trip sooner.
    */
   entryImports: Record<string, string[]>;
+  /**
+   * Extra entry name → the URLs of the chunks its lazily imported parts import and the bundle does
+   * not (three.js, for the view): a stable module starts them early (`islands_build.ts`).
+   */
+  entryPreloads?: Record<string, string[]>;
   /** The hash of the inputs this build came from. */
   inputHash: string;
   /** How long the build took (0 when reused). */

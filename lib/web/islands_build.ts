@@ -145,6 +145,11 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
         await Deno.rename(join(call.out, entry.name), join(outDir, target));
       }
     }
+    const entryPreloads: Record<string, string[]> = {};
+    for (const name of standalone) {
+      const chunks = await lazyChunks(outDir, urls[name].slice(prefix.length + 1));
+      entryPreloads[name] = chunks.map((c) => `${prefix}/${c}`);
+    }
     const modules: Record<string, string> = {};
     for (const file of options.islands) {
       modules[islandName(file)] = urls[`island_${islandName(file)}`];
@@ -156,6 +161,7 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       modules,
       entries: extra,
       entryImports,
+      entryPreloads,
       inputHash,
       ms: Math.round(performance.now() - started),
     };
@@ -217,6 +223,49 @@ export function staticImports(bundle: string): string[] {
     /import\s*(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*as\s+[\w$]+)?\s*(?:from\s*)?"(\.\/[^"]+)"\s*;?/y;
   for (let m = head.exec(bundle); m; m = head.exec(bundle)) found.push(m[1]);
   return found;
+}
+
+/**
+ * The `import("./x.js")` targets in a bundle or chunk (esbuild writes its lazy imports so).
+ *
+ * @example
+ * ```ts
+ * dynamicImports('var v=()=>import("./scene_view-AB.js");'); // ["./scene_view-AB.js"]
+ * ```
+ */
+export function dynamicImports(code: string): string[] {
+  return [...code.matchAll(/\bimport\(\s*"(\.\/[^"]+)"\s*\)/g)].map((m) => m[1]);
+}
+
+/**
+ * The chunks that the lazily imported parts of the bundle `entry` (a file in `dir`) import
+ * statically and the bundle does not: three.js, which the view loads as it mounts. A stable module
+ * that starts them early saves the lazy part the round trip of finding them after it arrives.
+ */
+export async function lazyChunks(dir: string, entry: string): Promise<string[]> {
+  const texts = new Map<string, string>();
+  const read = async (file: string) => {
+    if (!texts.has(file)) texts.set(file, await Deno.readTextFile(join(dir, file)));
+    return texts.get(file)!;
+  };
+  const closure = async (starts: Iterable<string>) => {
+    const seen = new Set<string>();
+    const stack = [...starts];
+    while (stack.length) {
+      const file = stack.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const chunk of staticImports(await read(file))) stack.push(chunk.slice(2));
+    }
+    return seen;
+  };
+  const eager = await closure([entry]);
+  const lazy = new Set<string>();
+  for (const file of eager) {
+    for (const chunk of dynamicImports(await read(file))) lazy.add(chunk.slice(2));
+  }
+  const needed = await closure(lazy);
+  return [...needed].filter((file) => !eager.has(file) && !lazy.has(file)).sort();
 }
 
 /** A relative import specifier from `fromDir` to `file`. */

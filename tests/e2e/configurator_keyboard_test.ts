@@ -13,7 +13,7 @@ import axe from "axe-core";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { contrastRatio } from "@/lib/client/theme_contrast.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { startShop, until } from "./storefront_fixture.ts";
+import { startShop, until, viewShown } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -168,6 +168,7 @@ Deno.test({
         page.on("console", (m) => m.type() === "warning" && warnings.push(m.text()));
         await page.goto(`${setup.shop}/gear.html`);
         await until(async () => (await viewState(page)).live.startsWith("Model updated"), "drawn");
+        await viewShown(page);
         let s = await viewState(page);
 
         // The view: an image named after the project, described in words, keys listed.

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Frame, Page } from "playwright-core";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { modelPixels, startShop } from "./storefront_fixture.ts";
+import { modelPixels, startShop, viewShown } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -64,7 +64,7 @@ Deno.test({
       page.on("pageerror", (e) => errors.push(String(e)));
       await page.goto(`${setup.shop}/?project=spur-gear`);
       await page.locator(`${INNER}[data-render-status="ready"]`).waitFor({ timeout: 60_000 });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+      await viewShown(page);
       const first = await viewState(page);
 
       await t.step("80 teeth at module 4 (52 → 328 mm): the camera backs off", async () => {

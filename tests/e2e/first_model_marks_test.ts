@@ -117,6 +117,11 @@ Deno.test({
         'cad-configurator .cad-configurator[data-error-code]:not([data-error-code=""])',
       )
         .waitFor({ timeout: 30_000 });
+      // The view is made once three.js has loaded, which may come after the error.
+      await empty.locator("cad-configurator canvas").waitFor({
+        state: "attached",
+        timeout: 30_000,
+      });
       const none = await empty.evaluate((marks) => {
         // An undrawn WebGL canvas is transparent; any frame paints the opaque background.
         const gl = document.querySelector("cad-configurator")!.shadowRoot!.querySelector(

@@ -76,9 +76,29 @@ export async function startShop(
   };
 }
 
-/** Pixels of the configurator's canvas that differ from the viewer background. */
-export function modelPixels(target: Page | Frame): Promise<{ drawn: number; total: number }> {
-  return target.evaluate(() => {
+/**
+ * Waits until the configurator's view exists (it is made once three.js has loaded, which may be
+ * after the first render's answer: lib/client/scene_view_loader.ts) and two frames have passed, so
+ * a scene it was handed is drawn.
+ */
+export async function viewShown(target: Page | Frame): Promise<void> {
+  await target.waitForFunction(
+    () => {
+      const host = document.querySelector("cad-configurator");
+      return !!(host?.shadowRoot ?? document).querySelector(".cad-viewer canvas");
+    },
+    null,
+    { timeout: 60_000 },
+  );
+  await target.evaluate(() =>
+    new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
+  );
+}
+
+/** Pixels of the configurator's canvas that differ from the viewer background, once it is shown. */
+export async function modelPixels(target: Page | Frame): Promise<{ drawn: number; total: number }> {
+  await viewShown(target);
+  return await target.evaluate(() => {
     const doc = document;
     const host = doc.querySelector("cad-configurator");
     const root: ParentNode = host?.shadowRoot ?? doc;

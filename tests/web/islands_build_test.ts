@@ -13,7 +13,9 @@ import type { Manifest } from "@/lib/web/context.ts";
 import {
   buildInputs,
   buildIslands,
+  dynamicImports,
   islandBuildOf,
+  lazyChunks,
   manifestIslandBuild,
   manifestIslands,
   staticImports,
@@ -153,4 +155,40 @@ Deno.test("islands build - a bundle's static imports are read from its head, not
   );
   assert.deepEqual(staticImports('var a=import("./chunk-LAZY.js");'), []);
   assert.deepEqual(staticImports(""), []);
+});
+
+Deno.test("islands build - the chunks a bundle's lazy parts need, and it does not, are found for preloading", async () => {
+  assert.deepEqual(
+    dynamicImports(
+      'var v=()=>import("./view-X.js"),u=import( "./usdz-Y.js" );import"./chunk-A.js";',
+    ),
+    ["./view-X.js", "./usdz-Y.js"],
+  );
+  const dir = await Deno.makeTempDir();
+  try {
+    const files: Record<string, string> = {
+      "entry-1.js": 'import{a}from"./chunk-A.js";var v=()=>import("./view-X.js");',
+      // A lazy import inside a chunk the bundle imports counts too.
+      "chunk-A.js": 'var a=1,u=()=>import("./usdz-Y.js");export{a};',
+      "view-X.js": 'import{t}from"./chunk-THREE.js";import"./chunk-A.js";export{t};',
+      "usdz-Y.js": 'import"./chunk-THREE.js";import"./chunk-ZIP.js";',
+      "chunk-THREE.js": 'import"./chunk-CORE.js";var t=1;export{t};',
+      "chunk-CORE.js": "var c=1;",
+      "chunk-ZIP.js": "var z=1;",
+      "chunk-UNUSED.js": "var n=1;",
+    };
+    for (const [name, text] of Object.entries(files)) {
+      await Deno.writeTextFile(`${dir}/${name}`, text);
+    }
+    // Not the bundle's own chunks, not the lazy parts themselves (they load when asked for).
+    assert.deepEqual(await lazyChunks(dir, "entry-1.js"), [
+      "chunk-CORE.js",
+      "chunk-THREE.js",
+      "chunk-ZIP.js",
+    ]);
+    await Deno.writeTextFile(`${dir}/entry-2.js`, 'import"./chunk-CORE.js";var x=1;');
+    assert.deepEqual(await lazyChunks(dir, "entry-2.js"), [], "nothing lazy, nothing to preload");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

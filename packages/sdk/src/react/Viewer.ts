@@ -6,12 +6,19 @@
  * (model_description.ts), the keys listed in a hint shown on focus (view_keys.ts), rotate/zoom/Fit
  * buttons, one polite live region debounced to the completed render (render_announcer.ts),
  * `aria-busy` while rendering, errors as role=alert, "Updating…" only once a render has run for
- * `UPDATING_DELAY_MS` (updating_indicator.ts).
+ * `UPDATING_DELAY_MS` (updating_indicator.ts). The view, and three.js with it, loads as the viewer
+ * mounts (scene_view_loader.ts): a bundler splits it into a chunk of its own, and the overlay shows
+ * until the view has drawn.
  */
 import { createElement as h, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import type { RenderError } from "../../../../lib/client/problem.ts";
 import type { RenderResult } from "../../../../lib/client/render_result.ts";
-import { SceneView } from "../../../../lib/client/scene_view.ts";
+import type { SceneView } from "../../../../lib/client/scene_view.ts";
+import {
+  mountSceneView,
+  preloadSceneView,
+  type SceneViewError,
+} from "../../../../lib/client/scene_view_loader.ts";
 import { errorTitle } from "../../../../lib/client/error_titles.ts";
 import { describeModel } from "../../../../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../../../../lib/client/render_announcer.ts";
@@ -48,33 +55,64 @@ export function Viewer(props: ViewerProps): ReactNode {
   const [updating, setUpdating] = useState(false);
   const indicator = useRef<UpdatingIndicator | null>(null);
   const ids = useId();
+  // three.js starts loading at the first render, the view is made in the effect below.
+  useState(preloadSceneView);
+  const [viewError, setViewError] = useState<SceneViewError | null>(null);
+  const [viewReady, setViewReady] = useState(false);
+  const shown = useRef<RenderResult | null>(null);
   useEffect(() => {
     const stage = getComputedStyle(host.current!).getPropertyValue(
       "--_cad-stage",
     ).trim();
-    const v = new SceneView(host.current!, { background: stage || undefined });
-    view.current = v;
-    onView.current?.(v);
+    let made: SceneView | null = null;
+    const unmount = mountSceneView(
+      host.current!,
+      { background: stage || undefined },
+      (v) => {
+        made = v;
+        view.current = v;
+        onView.current?.(v);
+        if (shown.current) v.show(shown.current);
+        setViewReady(true);
+      },
+      setViewError,
+    );
     const a = new RenderAnnouncer(setAnnouncement);
     announcer.current = a;
     const u = new UpdatingIndicator(setUpdating);
     indicator.current = u;
     return () => {
       u.dispose();
-      v.dispose();
+      unmount();
       a.dispose();
-      if (view.current === v) view.current = null;
+      if (made && view.current === made) view.current = null;
+      setViewReady(false);
     };
   }, []);
   useEffect(() => {
+    shown.current = result ?? null;
     if (result && view.current) view.current.show(result);
   }, [result]);
-  useEffect(() => {
-    announcer.current?.update({ loading: !!loading, result, error: !!error });
-    indicator.current?.update(!!loading && !!result);
-  }, [loading, result, error]);
   const empty = !result;
-  const state = error ? "error" : loading ? "loading" : empty ? "empty" : "ready";
+  const shownError = error ?? viewError;
+  // A scene that came before the view (three.js still on its way) is not drawn yet.
+  const blank = empty || (!viewReady && !viewError);
+  useEffect(() => {
+    // The announcer reports the scene on screen: none while the view is on its way.
+    announcer.current?.update({
+      loading: !!loading || (blank && !empty),
+      result: blank ? null : result ?? null,
+      error: !!shownError,
+    });
+    indicator.current?.update(!!loading && !!result);
+  }, [loading, result, shownError, blank]);
+  const state = shownError
+    ? "error"
+    : loading || (blank && !empty)
+    ? "loading"
+    : empty
+    ? "empty"
+    : "ready";
   const name = props.title ?? "Model";
   const tool = (label: string, title: string, glyph: string, run: () => void) =>
     h("button", {
@@ -123,26 +161,26 @@ export function Viewer(props: ViewerProps): ReactNode {
       },
       announcement,
     ),
-    loading && (empty || updating) && h(
+    !viewError && (loading || (blank && !empty && !error)) && (blank || updating) && h(
       "div",
       {
-        className: `cad-viewer__overlay ${empty ? "" : "cad-viewer__overlay--corner"}`,
+        className: `cad-viewer__overlay ${blank ? "" : "cad-viewer__overlay--corner"}`,
         "aria-hidden": true,
       },
       h("span", { className: "cad-spinner" }),
-      h("span", null, empty ? loadingText ?? "Loading model…" : "Updating…"),
+      h("span", null, blank ? loadingText ?? "Loading model…" : "Updating…"),
     ),
-    error && h(
+    shownError && h(
       "div",
       { className: "cad-viewer__error", role: "alert" },
       h(
         "strong",
         null,
-        ("title" in error && error.title) || errorTitle(error.code),
+        ("title" in shownError && shownError.title) || errorTitle(shownError.code),
       ),
-      h("span", null, error.detail),
+      h("span", null, shownError.detail),
     ),
-    result && h(
+    result && viewReady && h(
       "div",
       { className: "cad-viewer__tools", role: "group", "aria-label": "View" },
       tool(
