@@ -25,7 +25,8 @@ import {
 } from "three";
 import type { RenderResult } from "./render_result.ts";
 import { lightAsTheView, partMaterial, SCENE_LOOK } from "./scene_view.ts";
-import { isometricFrame, SnapshotError } from "./snapshot.ts";
+import { SnapshotError } from "./snapshot_error.ts";
+import { isometricFrame } from "./snapshot_frame.ts";
 
 /** What `drawSnapshot` draws: a checked size, and the background as given (checked here). */
 export interface SnapshotCanvas {
