@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { launchBrowser } from "./browser.ts";
-import { startShop } from "./storefront_fixture.ts";
+import { startShop, viewShown } from "./storefront_fixture.ts";
 import { FORM_SYNC_DEADLINE_MS } from "@/lib/client/page_change_sync.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
@@ -120,7 +120,9 @@ Deno.test({
       await countFrames(page);
       await page.goto(`${setup.shop}/`);
       await page.locator(`${INNER}[data-render-status="ready"]`).waitFor({ timeout: 60_000 });
-      // The first model's frames and effects are behind us.
+      // The view (made once three.js has loaded) has drawn the first model, and that model's
+      // frames and effects are behind us.
+      await viewShown(page);
       await page.waitForTimeout(300);
 
       await t.step("a fast answer: nothing before it, value and model in one frame", async () => {

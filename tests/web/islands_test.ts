@@ -88,15 +88,23 @@ Deno.test("islands - the build writes content-hashed ESM bundles and reuses them
   const again = await buildIslands({ root, islands, entries: SDK_BUNDLES });
   assert.equal(again.inputHash, first.inputHash);
   assert.equal(again.ms, 0, "the manifest of the same sources short-circuits the build");
-  // The element's bundle is built on its own: it loads its code and three.js (a chunk it shares
-  // with its own lazy AR export), not the thirteen chunks the pages' islands split into.
+  // The element's bundle is built on its own: it loads its code and two small chunks it shares
+  // with the lazy parts, not the thirteen chunks the pages' islands split into. three.js is not
+  // among them: the view, the snapshot and the AR export import it lazily, and the stable module
+  // preloads it (`entryPreloads`).
   const read = (url: string) => Deno.readTextFile(new URL(`../../static${url}`, import.meta.url));
   const chunks = (text: string) => new Set(text.match(/chunk-[A-Z0-9]+\.js/g) ?? []);
   const loaded = chunks(await read(embed));
-  assert.equal(loaded.size, 1, `the element's bundle imports ${[...loaded]}`);
-  const [three] = loaded;
-  assert.ok((await read(`/build/${three}`)).includes("WebGLRenderer"), "that chunk is three.js");
-  assert.deepEqual([...chunks(await read(`/build/${three}`))], [], "which imports nothing");
+  assert.ok(loaded.size <= 3, `the element's bundle imports ${[...loaded]}`);
+  for (const chunk of loaded) {
+    const code = await read(`/build/${chunk}`);
+    assert.ok(!code.includes("WebGLRenderer"), `${chunk} is not three.js`);
+    assert.ok(code.length < 20_000, `${chunk} is ${code.length} bytes`);
+  }
+  const [three, ...others] = first.entryPreloads?.embed ?? [];
+  assert.deepEqual(others, [], "one chunk to preload");
+  assert.ok((await read(three)).includes("WebGLRenderer"), "that chunk is three.js");
+  assert.deepEqual(first.preloads?.Viewer, [three], "the viewer island preloads the same chunk");
   // The boot is small; three.js lives in a shared chunk, loaded only by pages that need it.
   const boot = await Deno.readTextFile(new URL(`../../static${first.boot}`, import.meta.url));
   assert.ok(boot.length < 20_000, `boot is ${boot.length} bytes`);
