@@ -16,6 +16,11 @@ export interface IslandModules {
   boot: string;
   /** Island name → module URL (content-hashed). */
   modules: Record<string, string>;
+  /**
+   * Island name → the chunks its lazily imported parts need and it does not (three.js, for the
+   * viewer): a page with the island preloads them (`<link rel="modulepreload">`).
+   */
+  preloads?: Record<string, string[]>;
 }
 
 /** What a build produced (`islands_build.ts`): URL paths under the site root. */
@@ -137,9 +142,12 @@ export class IslandCollector {
     const modules: Record<string, string> = {};
     for (const e of this.entries) modules[e.name] = this.#build.modules[e.name];
     const data: IslandBootData = { islands: this.entries, modules };
+    const preloads = new Set(this.entries.flatMap((e) => this.#build.preloads?.[e.name] ?? []));
     return h(
       Fragment,
       null,
+      // Fetched and compiled beside the islands, not after the lazy part that imports them.
+      [...preloads].map((href) => h("link", { rel: "modulepreload", href, nonce })),
       h("script", {
         type: "application/json",
         id: ISLAND_DATA_ID,

@@ -151,14 +151,19 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       entryPreloads[name] = chunks.map((c) => `${prefix}/${c}`);
     }
     const modules: Record<string, string> = {};
+    const preloads: Record<string, string[]> = {};
     for (const file of options.islands) {
-      modules[islandName(file)] = urls[`island_${islandName(file)}`];
+      const name = islandName(file);
+      modules[name] = urls[`island_${name}`];
+      const chunks = await lazyChunks(outDir, modules[name].slice(prefix.length + 1));
+      if (chunks.length) preloads[name] = chunks.map((c) => `${prefix}/${c}`);
     }
     const extra: Record<string, string> = {};
     for (const name of standalone) extra[name] = urls[name];
     const build: IslandBuild = {
       boot: urls.boot,
       modules,
+      preloads,
       entries: extra,
       entryImports,
       entryPreloads,

@@ -38,6 +38,15 @@ Deno.test("configurator page - framable only by the key's allowed origins; islan
     assert.match(html, /<meta name="description" content="Configure Wall shelf bracket in 3D: /);
     assert.match(html, /<script type="application\/json" id="__islands"/);
     assert.match(html, /<script type="module" src="\/build\/boot-[0-9a-f]{12}\.js"/);
+    // three.js, which the viewer loads lazily, is preloaded beside the islands, under the nonce.
+    const nonce = /'nonce-([0-9a-f]{32})'/.exec(csp)![1];
+    const links = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)" nonce="([^"]+)"/g)];
+    assert.ok(links.length >= 1, html);
+    assert.ok(links.every((l) => l[2] === nonce));
+    const preloaded = await Promise.all(
+      links.map((l) => app.request(l[1]).then((r) => r.text())),
+    );
+    assert.ok(preloaded.some((code) => code.includes("THREE.WebGLRenderer")), "three.js");
     assert.ok(!html.includes("sdk_"), "no secret-shaped value in the page");
   } finally {
     await app.close();
