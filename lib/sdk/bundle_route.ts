@@ -52,7 +52,8 @@ export async function sdkModuleResponse(
   const preloads = (build.entryPreloads?.[which] ?? []).map((c) => new URL(c, origin).href);
   const body = (build.entryImports[which] ?? [])
     .map((chunk) => `import ${JSON.stringify(new URL(chunk, origin).href)};\n`)
-    .join("") + `export * from ${JSON.stringify(url)};\n` +
+    .join("") +
+    `export * from ${JSON.stringify(url)};\n` +
     (preloads.length
       ? `for (const c of ${JSON.stringify(preloads)}) import(c).catch(() => {});\n`
       : "");
