@@ -27,6 +27,7 @@ import { describeModel } from "../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../lib/client/render_announcer.ts";
 import { ORBIT_STEP, VIEW_KEYS_HINT } from "../lib/client/view_keys.ts";
 import { UpdatingIndicator } from "../lib/client/updating_indicator.ts";
+import { viewerDisplay } from "../lib/client/viewer_display.ts";
 
 /** Props of the viewer. */
 export interface ViewerProps {
@@ -88,30 +89,25 @@ export default function Viewer(
     shown.current = result ?? null;
     if (result && view.current) view.current.show(result);
   }, [result]);
-  const empty = !result;
   const name = title ?? "Model";
-  const shownError = error ?? viewError;
-  // A scene that came before the view (three.js still on its way) is not drawn yet.
-  const blank = empty || (!viewReady && !viewError);
+  const display = viewerDisplay({
+    loading: !!loading,
+    result: result ?? null,
+    error: error ?? null,
+    viewReady,
+    viewError,
+    updating,
+  });
+  const { announce } = display;
   useEffect(() => {
-    // The announcer reports the scene on screen: none while the view is on its way.
-    announcer.current?.update({
-      loading: !!loading || (blank && !empty),
-      result: blank ? null : result ?? null,
-      error: !!shownError,
-    });
+    announcer.current?.update(announce);
     indicator.current?.update(!!loading && !!result);
-  }, [loading, result, shownError, blank]);
+  }, [announce.loading, announce.result, announce.error, loading, result]);
+  const shownError = display.error;
   return (
     <div
       class="cad-viewer"
-      data-state={shownError
-        ? "error"
-        : loading || (blank && !empty)
-        ? "loading"
-        : empty
-        ? "empty"
-        : "ready"}
+      data-state={display.state}
       data-context={contextLost ? "lost" : "ok"}
     >
       <div
@@ -137,13 +133,15 @@ export default function Viewer(
           <span>Restoring the 3D view…</span>
         </div>
       )}
-      {!viewError && (loading || (blank && !empty && !error)) && (blank || updating) && (
+      {display.overlay && (
         <div
-          class={`cad-viewer__overlay ${blank ? "" : "cad-viewer__overlay--corner"}`}
+          class={`cad-viewer__overlay ${
+            display.overlay.corner ? "cad-viewer__overlay--corner" : ""
+          }`}
           aria-hidden="true"
         >
           <span class="cad-spinner" />
-          <span>{blank ? loadingText ?? "Loading model…" : "Updating…"}</span>
+          <span>{display.overlay.loadingText ? loadingText ?? "Loading model…" : "Updating…"}</span>
         </div>
       )}
       {shownError && (
@@ -154,7 +152,7 @@ export default function Viewer(
           <span>{shownError.detail}</span>
         </div>
       )}
-      {result && viewReady && (
+      {result && display.tools && (
         <div class="cad-viewer__tools" role="group" aria-label="View">
           <button
             type="button"

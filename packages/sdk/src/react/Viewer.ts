@@ -24,6 +24,7 @@ import { describeModel } from "../../../../lib/client/model_description.ts";
 import { RenderAnnouncer } from "../../../../lib/client/render_announcer.ts";
 import { ORBIT_STEP, VIEW_KEYS_HINT } from "../../../../lib/client/view_keys.ts";
 import { UpdatingIndicator } from "../../../../lib/client/updating_indicator.ts";
+import { viewerDisplay } from "../../../../lib/client/viewer_display.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
 
 /** Props of the viewer. */
@@ -93,26 +94,20 @@ export function Viewer(props: ViewerProps): ReactNode {
     shown.current = result ?? null;
     if (result && view.current) view.current.show(result);
   }, [result]);
-  const empty = !result;
-  const shownError = error ?? viewError;
-  // A scene that came before the view (three.js still on its way) is not drawn yet.
-  const blank = empty || (!viewReady && !viewError);
+  const display = viewerDisplay({
+    loading: !!loading,
+    result: result ?? null,
+    error: error ?? null,
+    viewReady,
+    viewError,
+    updating,
+  });
+  const { announce } = display;
   useEffect(() => {
-    // The announcer reports the scene on screen: none while the view is on its way.
-    announcer.current?.update({
-      loading: !!loading || (blank && !empty),
-      result: blank ? null : result ?? null,
-      error: !!shownError,
-    });
+    announcer.current?.update(announce);
     indicator.current?.update(!!loading && !!result);
-  }, [loading, result, shownError, blank]);
-  const state = shownError
-    ? "error"
-    : loading || (blank && !empty)
-    ? "loading"
-    : empty
-    ? "empty"
-    : "ready";
+  }, [announce.loading, announce.result, announce.error, loading, result]);
+  const shownError = display.error;
   const name = props.title ?? "Model";
   const tool = (label: string, title: string, glyph: string, run: () => void) =>
     h("button", {
@@ -126,7 +121,7 @@ export function Viewer(props: ViewerProps): ReactNode {
     "div",
     {
       className: `cad-viewer ${props.className ?? ""}`.trim(),
-      "data-state": state,
+      "data-state": display.state,
     },
     h("div", {
       className: "cad-viewer__canvas",
@@ -161,14 +156,20 @@ export function Viewer(props: ViewerProps): ReactNode {
       },
       announcement,
     ),
-    !viewError && (loading || (blank && !empty && !error)) && (blank || updating) && h(
+    display.overlay && h(
       "div",
       {
-        className: `cad-viewer__overlay ${blank ? "" : "cad-viewer__overlay--corner"}`,
+        className: `cad-viewer__overlay ${
+          display.overlay.corner ? "cad-viewer__overlay--corner" : ""
+        }`,
         "aria-hidden": true,
       },
       h("span", { className: "cad-spinner" }),
-      h("span", null, blank ? loadingText ?? "Loading model…" : "Updating…"),
+      h(
+        "span",
+        null,
+        display.overlay.loadingText ? loadingText ?? "Loading model…" : "Updating…",
+      ),
     ),
     shownError && h(
       "div",
@@ -180,7 +181,7 @@ export function Viewer(props: ViewerProps): ReactNode {
       ),
       h("span", null, shownError.detail),
     ),
-    result && viewReady && h(
+    result && display.tools && h(
       "div",
       { className: "cad-viewer__tools", role: "group", "aria-label": "View" },
       tool(
