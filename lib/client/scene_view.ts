@@ -131,6 +131,39 @@ export function partMaterial(color: string, standIn: boolean): MeshStandardMater
   return material;
 }
 
+/** A part's mesh as every drawing of the model uploads it: positions and triangle indices. */
+export function partGeometry(positions: Float32Array, indices: Uint32Array): BufferGeometry {
+  const geometry = new BufferGeometry();
+  geometry.setAttribute("position", new BufferAttribute(positions, 3));
+  geometry.setIndex(new BufferAttribute(indices, 1));
+  geometry.computeBoundingSphere();
+  return geometry;
+}
+
+/**
+ * A part placed by its instance transforms (column-major 4 × 4): a `Mesh` for one, an
+ * `InstancedMesh` (one draw call, GPU buffers of its own to dispose) for several, none for none.
+ */
+export function partObject(
+  geometry: BufferGeometry,
+  material: MeshStandardMaterial,
+  instances: readonly ArrayLike<number>[],
+): Mesh | InstancedMesh | null {
+  if (instances.length === 1) {
+    const mesh = new Mesh(geometry, material);
+    mesh.matrixAutoUpdate = false;
+    mesh.matrix.fromArray(instances[0]);
+    return mesh;
+  }
+  if (instances.length === 0) return null;
+  const mesh = new InstancedMesh(geometry, material, instances.length);
+  const m = new Matrix4();
+  instances.forEach((t, i) => mesh.setMatrixAt(i, m.fromArray(t)));
+  mesh.instanceMatrix.needsUpdate = true;
+  mesh.computeBoundingSphere();
+  return mesh;
+}
+
 /** The light `environment: "auto"` settles on for `renderer`: the stand-in on a software rasterizer. */
 export function autoLighting(renderer: WebGLRenderer): SceneLighting {
   return isSoftwareRenderer(rendererName(renderer.getContext())) ? "stand-in" : "map";
@@ -444,22 +477,10 @@ export class SceneView {
     for (const part of result.parts) {
       const geometry = this.#acquire(part.mesh.hash, part.mesh.positions, part.mesh.indices);
       hashes.push(part.mesh.hash);
-      const material = this.#material(part.color);
-      const count = part.instances.length;
-      if (count === 1) {
-        const mesh = new Mesh(geometry, material);
-        mesh.matrixAutoUpdate = false;
-        mesh.matrix.fromArray(part.instances[0]);
-        mesh.name = part.name;
-        group.add(mesh);
-      } else if (count > 1) {
-        const mesh = new InstancedMesh(geometry, material, count);
-        const m = new Matrix4();
-        part.instances.forEach((t, i) => mesh.setMatrixAt(i, m.fromArray(t)));
-        mesh.instanceMatrix.needsUpdate = true;
-        mesh.computeBoundingSphere();
-        mesh.name = part.name;
-        group.add(mesh);
+      const object = partObject(geometry, this.#material(part.color), part.instances);
+      if (object) {
+        object.name = part.name;
+        group.add(object);
       }
     }
     this.#shown = result;
@@ -608,10 +629,7 @@ export class SceneView {
       held.refs++;
       return held.geometry;
     }
-    const geometry = new BufferGeometry();
-    geometry.setAttribute("position", new BufferAttribute(positions, 3));
-    geometry.setIndex(new BufferAttribute(indices, 1));
-    geometry.computeBoundingSphere();
+    const geometry = partGeometry(positions, indices);
     this.#geometries.set(hash, { geometry, refs: 1 });
     return geometry;
   }

@@ -7,14 +7,11 @@
  * Runs in browsers: no Deno APIs here.
  */
 import {
-  BufferAttribute,
   BufferGeometry,
   Color,
   DirectionalLight,
   Group,
   InstancedMesh,
-  Matrix4,
-  Mesh,
   MeshStandardMaterial,
   NeutralToneMapping,
   OrthographicCamera,
@@ -24,7 +21,13 @@ import {
   WebGLRenderer,
 } from "three";
 import type { RenderResult } from "./render_result.ts";
-import { lightAsTheView, partMaterial, SCENE_LOOK } from "./scene_view.ts";
+import {
+  lightAsTheView,
+  partGeometry,
+  partMaterial,
+  partObject,
+  SCENE_LOOK,
+} from "./scene_view.ts";
 import { SnapshotError } from "./snapshot_error.ts";
 import { isometricFrame } from "./snapshot_frame.ts";
 
@@ -132,10 +135,7 @@ function buildParts(
   for (const part of result.parts) {
     let geometry = geometries.get(part.mesh.hash);
     if (!geometry) {
-      geometry = new BufferGeometry();
-      geometry.setAttribute("position", new BufferAttribute(part.mesh.positions, 3));
-      geometry.setIndex(new BufferAttribute(part.mesh.indices, 1));
-      geometry.computeBoundingSphere();
+      geometry = partGeometry(part.mesh.positions, part.mesh.indices);
       geometries.set(part.mesh.hash, geometry);
       owned.push(geometry);
     }
@@ -145,20 +145,9 @@ function buildParts(
       materials.set(part.color, material);
       owned.push(material);
     }
-    const count = part.instances.length;
-    if (count === 1) {
-      const mesh = new Mesh(geometry, material);
-      mesh.matrixAutoUpdate = false;
-      mesh.matrix.fromArray(part.instances[0]);
-      group.add(mesh);
-    } else if (count > 1) {
-      const mesh = new InstancedMesh(geometry, material, count);
-      const m = new Matrix4();
-      part.instances.forEach((t, i) => mesh.setMatrixAt(i, m.fromArray(t)));
-      mesh.instanceMatrix.needsUpdate = true;
-      owned.push(mesh);
-      group.add(mesh);
-    }
+    const object = partObject(geometry, material, part.instances);
+    if (object instanceof InstancedMesh) owned.push(object);
+    if (object) group.add(object);
   }
   return group;
 }
