@@ -16,6 +16,7 @@
  * presented, as the product's view marks its first model.
  */
 import type { Browser } from "playwright-core";
+import { emulateNetwork, type NetworkConditions } from "./network_emulation.ts";
 import {
   compressSync,
   type ContentCoding,
@@ -116,11 +117,19 @@ function page(): string {
 <script type="module" src="/floor.js"></script></head><body></body></html>`;
 }
 
-/** One cold navigation (a new browser context) to the floor page; its Performance API figures. */
-export async function floorNavigation(browser: Browser, url: string): Promise<FloorNavigation> {
+/**
+ * One cold navigation (a new browser context) to the floor page, on `network` when given; its
+ * Performance API figures.
+ */
+export async function floorNavigation(
+  browser: Browser,
+  url: string,
+  network?: NetworkConditions,
+): Promise<FloorNavigation> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   try {
     const page = await context.newPage();
+    if (network) await emulateNetwork(context, page, network);
     await page.goto(url);
     await page.waitForFunction(
       (name) => performance.getEntriesByName(name).length > 0,
