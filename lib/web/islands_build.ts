@@ -236,18 +236,10 @@ export function staticImports(bundle: string): string[] {
   return found;
 }
 
-/** Words a module's `const` cannot bind (ECMAScript's reserved words, strict mode's included). */
-const RESERVED = new Set(
-  ("await break case catch class const continue debugger default delete do else enum export " +
-    "extends false finally for function if implements import in instanceof interface let new " +
-    "null package private protected public return static super switch this throw true try " +
-    "typeof var void while with yield").split(" "),
-);
-
 /**
  * The names a bundle exports, read from the one `export{…}` statement esbuild ends an ES module
  * with; undefined when it has none, or exports a name that is not a plain identifier (a string
- * name, a reserved word such as `default`): a stable module then re-exports it with `export *`.
+ * name, `default`): a stable module then re-exports it with `export *`.
  *
  * @example
  * ```ts
@@ -259,7 +251,7 @@ export function exportNames(bundle: string): string[] | undefined {
   if (!last) return undefined;
   const names = last[1].split(",").map((spec) => spec.trim()).filter((spec) => spec !== "")
     .map((spec) => spec.split(/\s+as\s+/).at(-1)!);
-  const plain = names.every((name) => /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name));
+  const plain = names.every((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default");
   return plain && names.length > 0 ? names : undefined;
 }
 
