@@ -7,8 +7,8 @@
  *
  * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in): each
  * is bundled on its own (lib/web/islands_build.ts), so a partner's page loads the element in a few
- * requests (this module, then the bundle, its chunks and three.js, which the view loads lazily,
- * together), not in a waterfall of chunks shared with the pages.
+ * requests (this module, then the bundle and its chunks together), not in a waterfall of chunks
+ * shared with the pages; three.js, which the view loads lazily, is started as the bundle has run.
  */
 import type { Context } from "hono";
 import { fileURLToPath } from "node:url";
@@ -43,12 +43,20 @@ export async function sdkModuleResponse(
   }
   const build = await islandBuildOf(ctx);
   const origin = new URL(ctx.req.url).origin;
-  const href = (path: string) => new URL(path, origin).href;
-  const url = href(build.entries[which]);
+  const url = new URL(build.entries[which], origin).href;
   const types = `${origin}/sdk/v1/types/${build.inputHash}/${SDK_TYPES[which]}`;
-  const imports = (build.entryImports[which] ?? []).map(href);
-  const preloads = (build.entryPreloads?.[which] ?? []).map(href);
-  const body = stableModule(url, imports, preloads, build.entryExports?.[which]);
+  // The chunks the bundle imports come first, so the browser asks for them with the bundle instead
+  // of after it. `export *` also evaluates the bundle, which defines <cad-configurator>.
+  // The chunks its lazy parts need (three.js for the view) are started once the bundle has run,
+  // beside the token and project requests; failures surface where the part is loaded.
+  const preloads = (build.entryPreloads?.[which] ?? []).map((c) => new URL(c, origin).href);
+  const body = (build.entryImports[which] ?? [])
+    .map((chunk) => `import ${JSON.stringify(new URL(chunk, origin).href)};\n`)
+    .join("") +
+    `export * from ${JSON.stringify(url)};\n` +
+    (preloads.length
+      ? `for (const c of ${JSON.stringify(preloads)}) import(c).catch(() => {});\n`
+      : "");
   return leanResponse(body, {
     headers: {
       ...PUBLIC_MODULE_CORS,
@@ -59,43 +67,4 @@ export async function sdkModuleResponse(
       "access-control-expose-headers": "X-TypeScript-Types",
     },
   });
-}
-
-/**
- * The stable module's source for the bundle at `bundle` (absolute URLs throughout): `imports` are
- * the chunks the bundle imports, `preloads` those its lazy parts need (three.js for the view).
- *
- * With the bundle's export `names` known, it asks for the bundle, its chunks and the lazy parts'
- * chunks all at once, as soon as it runs, and re-exports the names once the bundle has run
- * (top-level `await`: a module importing this one sees them defined). three.js then downloads
- * beside the bundle instead of after it. Without them (a bundle exporting a name a `const` cannot
- * bind), it imports the chunks statically beside the bundle, `export *`s the bundle, then starts
- * the lazy parts' chunks once the bundle has run. Failures of the lazy chunks surface where the
- * part is loaded.
- *
- * @example
- * ```ts
- * stableModule("https://hub/build/embed-1a2b.js", [], ["https://hub/build/chunk-T.js"], ["X"]);
- * // for (const c of ["https://hub/build/chunk-T.js"]) import(c).catch(() => {});
- * // const m = await import("https://hub/build/embed-1a2b.js");
- * // export const { X } = m;
- * ```
- */
-export function stableModule(
-  bundle: string,
-  imports: readonly string[],
-  preloads: readonly string[],
-  names?: readonly string[],
-): string {
-  if (names?.length) {
-    return `for (const c of ${JSON.stringify([...imports, ...preloads])}) ` +
-      `import(c).catch(() => {});\n` +
-      `const m = await import(${JSON.stringify(bundle)});\n` +
-      `export const { ${names.join(", ")} } = m;\n`;
-  }
-  return imports.map((chunk) => `import ${JSON.stringify(chunk)};\n`).join("") +
-    `export * from ${JSON.stringify(bundle)};\n` +
-    (preloads.length
-      ? `for (const c of ${JSON.stringify(preloads)}) import(c).catch(() => {});\n`
-      : "");
 }

@@ -37,11 +37,6 @@ export interface IslandBuild extends IslandModules {
    * not (three.js, for the view): a stable module starts them early (`islands_build.ts`).
    */
   entryPreloads?: Record<string, string[]>;
-  /**
-   * Extra entry name → the names its bundle exports (`exportNames`), when all are plain
-   * identifiers: a stable module can then load the bundle with `import()` and re-export them.
-   */
-  entryExports?: Record<string, string[]>;
   /** The hash of the inputs this build came from. */
   inputHash: string;
   /** How long the build took (0 when reused). */

@@ -128,7 +128,6 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     const names = new Set(entries.map((e) => e.name));
     const urls: Record<string, string> = {};
     const entryImports: Record<string, string[]> = {};
-    const entryExports: Record<string, string[]> = {};
     for (const call of calls) {
       for await (const entry of Deno.readDir(call.out)) {
         if (!entry.isFile || !entry.name.endsWith(".js")) continue;
@@ -139,10 +138,8 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
           target = `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`;
           urls[base] = `${prefix}/${target}`;
           if (standalone.has(base)) {
-            const code = new TextDecoder().decode(bytes);
-            entryImports[base] = staticImports(code).map((c) => `${prefix}/${c.slice(2)}`);
-            const names = exportNames(code);
-            if (names) entryExports[base] = names;
+            const chunks = staticImports(new TextDecoder().decode(bytes));
+            entryImports[base] = chunks.map((c) => `${prefix}/${c.slice(2)}`);
           }
         }
         await Deno.rename(join(call.out, entry.name), join(outDir, target));
@@ -172,7 +169,6 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       entries: extra,
       entryImports,
       entryPreloads,
-      entryExports,
       inputHash,
       ms: Math.round(performance.now() - started),
     };
@@ -234,25 +230,6 @@ export function staticImports(bundle: string): string[] {
     /import\s*(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*as\s+[\w$]+)?\s*(?:from\s*)?"(\.\/[^"]+)"\s*;?/y;
   for (let m = head.exec(bundle); m; m = head.exec(bundle)) found.push(m[1]);
   return found;
-}
-
-/**
- * The names a bundle exports, read from the one `export{…}` statement esbuild ends an ES module
- * with; undefined when it has none, or exports a name that is not a plain identifier (a string
- * name, `default`): a stable module then re-exports it with `export *`.
- *
- * @example
- * ```ts
- * exportNames("var a=1;export{a as Thing,b};"); // ["Thing", "b"]
- * ```
- */
-export function exportNames(bundle: string): string[] | undefined {
-  const last = /export\s*\{([^}]*)\}\s*;?\s*$/.exec(bundle);
-  if (!last) return undefined;
-  const names = last[1].split(",").map((spec) => spec.trim()).filter((spec) => spec !== "")
-    .map((spec) => spec.split(/\s+as\s+/).at(-1)!);
-  const plain = names.every((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default");
-  return plain && names.length > 0 ? names : undefined;
 }
 
 /**
@@ -341,13 +318,9 @@ async function graphFiles(root: string, entries: readonly Entry[]): Promise<stri
 }
 
 /** SHA-256 over the entry table and the paths and contents of every input file. */
-/** Changed when the manifest's shape changes, so that a build on disk of the old shape is redone. */
-const MANIFEST_FORMAT = 2;
-
 async function hashInputs(root: string, entries: readonly Entry[]): Promise<string> {
   const enc = new TextEncoder();
-  const table = `format ${MANIFEST_FORMAT}\n` +
-    entries.map((e) => `${e.name} ${relative(root, e.file)}`).sort().join("\n");
+  const table = entries.map((e) => `${e.name} ${relative(root, e.file)}`).sort().join("\n");
   const parts: Uint8Array[] = [enc.encode(table + "\0")];
   for (const f of await graphFiles(root, entries)) {
     parts.push(enc.encode(relative(root, f) + "\0"));

@@ -14,7 +14,6 @@ import {
   buildInputs,
   buildIslands,
   dynamicImports,
-  exportNames,
   islandBuildOf,
   lazyChunks,
   manifestIslandBuild,
@@ -98,9 +97,6 @@ Deno.test("islands build - an extra entry is bundled on its own under a content-
     const entry = await Deno.readTextFile(`${outDir}/${build.entries.field.slice(3)}`);
     assert.match(entry, /checkParameterValue/, "the module's code is in the file");
     assert.doesNotMatch(entry, /(?:from|import)\s*\(?\s*["']\.\//, "it imports no other file");
-    // Its export names are recorded, for a stable module that loads it with import().
-    assert.deepEqual(build.entryExports?.field, exportNames(entry));
-    assert.ok(build.entryExports?.field?.includes("checkParameterValue"));
     const { inputHash } = await buildIslands({ ...options, entries: {} });
     assert.notEqual(inputHash, build.inputHash, "the entries are part of the inputs");
     const again = await buildIslands(options);
@@ -159,17 +155,6 @@ Deno.test("islands build - a bundle's static imports are read from its head, not
   );
   assert.deepEqual(staticImports('var a=import("./chunk-LAZY.js");'), []);
   assert.deepEqual(staticImports(""), []);
-});
-
-Deno.test("islands build - a bundle's export names are read from its closing export statement", () => {
-  assert.deepEqual(exportNames("var a=1,b=2;export{a as Thing,b};"), ["Thing", "b"]);
-  assert.deepEqual(exportNames("var $=1;export { $ as $dollar , _x };\n"), ["$dollar", "_x"]);
-  // A name a `const` cannot bind, or no export statement: the stable module falls back to export *.
-  assert.equal(exportNames('var a=1;export{a as "not-a-name"};'), undefined);
-  assert.equal(exportNames("var a=1;export{a as default};"), undefined);
-  assert.equal(exportNames("var a=1;"), undefined);
-  assert.equal(exportNames("export{};"), undefined);
-  assert.equal(exportNames('import"./x.js";export{a};var b=1;'), undefined, "not at the end");
 });
 
 Deno.test("islands build - the chunks a bundle's lazy parts need, and it does not, are found for preloading", async () => {
