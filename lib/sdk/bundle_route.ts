@@ -8,7 +8,7 @@
  * `SDK_BUNDLES` names the modules the app adds to the islands' build (lib/app wires them in): each
  * is bundled on its own (lib/web/islands_build.ts), so a partner's page loads the element in a few
  * requests (this module, then the bundle and its chunks together), not in a waterfall of chunks
- * shared with the pages; three.js, which the view loads lazily, is started as the bundle has run.
+ * shared with the pages; three.js, which the view loads lazily, is started before the bundle runs.
  */
 import type { Context } from "hono";
 import { fileURLToPath } from "node:url";
@@ -45,18 +45,17 @@ export async function sdkModuleResponse(
   const origin = new URL(ctx.req.url).origin;
   const url = new URL(build.entries[which], origin).href;
   const types = `${origin}/sdk/v1/types/${build.inputHash}/${SDK_TYPES[which]}`;
-  // The chunks the bundle imports come first, so the browser asks for them with the bundle instead
-  // of after it. `export *` also evaluates the bundle, which defines <cad-configurator>.
-  // The chunks its lazy parts need (three.js for the view) are started once the bundle has run,
-  // beside the token and project requests; failures surface where the part is loaded.
-  const preloads = (build.entryPreloads?.[which] ?? []).map((c) => new URL(c, origin).href);
-  const body = (build.entryImports[which] ?? [])
+  // The start module comes first: it runs once the bundle has arrived and before it runs, and
+  // starts the chunks the bundle's lazy parts need (three.js for the view), so they download
+  // while the bundle runs; failures surface where the part is loaded. The chunks the bundle
+  // imports come next, so the browser asks for them with the bundle instead of after it.
+  // `export *` also evaluates the bundle, which defines <cad-configurator>: still before the
+  // page's DOMContentLoaded, as for any deferred module script.
+  const start = build.entryStarts?.[which];
+  const body = [...(start ? [start] : []), ...(build.entryImports[which] ?? [])]
     .map((chunk) => `import ${JSON.stringify(new URL(chunk, origin).href)};\n`)
     .join("") +
-    `export * from ${JSON.stringify(url)};\n` +
-    (preloads.length
-      ? `for (const c of ${JSON.stringify(preloads)}) import(c).catch(() => {});\n`
-      : "");
+    `export * from ${JSON.stringify(url)};\n`;
   return leanResponse(body, {
     headers: {
       ...PUBLIC_MODULE_CORS,

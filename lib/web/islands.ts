@@ -37,6 +37,11 @@ export interface IslandBuild extends IslandModules {
    * not (three.js, for the view): a stable module starts them early (`islands_build.ts`).
    */
   entryPreloads?: Record<string, string[]>;
+  /**
+   * Extra entry name → the URL of its start module, when it has lazy chunks: a module that starts
+   * them with `import()`, for a stable module to import before the bundle (`islands_build.ts`).
+   */
+  entryStarts?: Record<string, string>;
   /** The hash of the inputs this build came from. */
   inputHash: string;
   /** How long the build took (0 when reused). */

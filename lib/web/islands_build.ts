@@ -148,9 +148,14 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
     // Every entry's and island's lazy chunks, from one read of each file (three.js is 0.6 MB).
     const texts = new Map<string, string>();
     const entryPreloads: Record<string, string[]> = {};
+    const entryStarts: Record<string, string> = {};
     for (const name of standalone) {
       const chunks = await lazyChunks(outDir, urls[name].slice(prefix.length + 1), texts);
       entryPreloads[name] = chunks.map((c) => `${prefix}/${c}`);
+      if (chunks.length) {
+        const file = await writeStartModule(outDir, name, chunks);
+        entryStarts[name] = `${prefix}/${file}`;
+      }
     }
     const modules: Record<string, string> = {};
     const preloads: Record<string, string[]> = {};
@@ -169,6 +174,7 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
       entries: extra,
       entryImports,
       entryPreloads,
+      entryStarts,
       inputHash,
       ms: Math.round(performance.now() - started),
     };
@@ -179,6 +185,22 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
+}
+
+/**
+ * Writes the start module of the extra entry `name` into `dir` and returns its file name
+ * (content-hashed, beside the chunks): a module whose only code starts `chunks` (files of `dir`)
+ * with `import()`. A stable module imports it before the bundle, so it runs as soon as the bundle
+ * has arrived and before the bundle runs (dependencies run in order), and the chunks download
+ * while the bundle runs.
+ */
+async function writeStartModule(dir: string, name: string, chunks: string[]): Promise<string> {
+  const code = `for (const c of ${JSON.stringify(chunks.map((c) => `./${c}`))}) ` +
+    `import(c).catch(() => {});\n`;
+  const bytes = new TextEncoder().encode(code);
+  const file = `${name}_start-${(await sha256Hex(bytes)).slice(0, 12)}.js`;
+  await Deno.writeFile(join(dir, file), bytes);
+  return file;
 }
 
 /** Runs `deno bundle` (browser ESM, code splitting, minified) of `files` into `out`. */

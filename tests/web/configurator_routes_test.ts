@@ -110,7 +110,7 @@ Deno.test("configurator mint - same-origin hub pages only, parent must be allowe
   }
 });
 
-Deno.test("sdk modules - stable URLs re-export the hashed build and are readable cross-origin", async () => {
+Deno.test("sdk modules - stable URLs re-export the hashed build, start three.js before it runs, and are readable cross-origin", async () => {
   const { app } = await setup();
   try {
     for (const [path, target] of [["/sdk/v1/embed.js", "embed"], ["/sdk/v1/preact.js", "sdk"]]) {
@@ -125,13 +125,14 @@ Deno.test("sdk modules - stable URLs re-export the hashed build and are readable
       const bundle = await app.fetch(m[1]);
       assert.equal(bundle.headers.get("access-control-allow-origin"), "*");
       assert.match(bundle.headers.get("cache-control") ?? "", /immutable/);
-      // The chunks the bundle imports are named first, so they load with it, not after it.
-      const chunks = [...text.matchAll(/^import "([^"]+)";$/gm)].map((c) => c[1]);
+      // The start module first (below), then the chunks the bundle imports, so that they load
+      // with the bundle, not after it.
+      const [start, ...chunks] = [...text.matchAll(/^import "([^"]+)";$/gm)].map((c) => c[1]);
       const bundleText = await bundle.text();
       const named = staticImports(bundleText).map((c) => new URL(c, m[1]).href);
       assert.deepEqual(chunks, named);
-      // three.js is not among them: the view loads it lazily, and the stable module starts it
-      // once the bundle has run, without the bundle waiting for it.
+      // three.js is not among them: the view loads it lazily, and the start module, which runs
+      // before the bundle does, starts it, without the bundle waiting for it.
       const eager = [bundleText];
       for (const chunk of chunks) {
         const res = await app.fetch(chunk);
@@ -142,12 +143,18 @@ Deno.test("sdk modules - stable URLs re-export the hashed build and are readable
         eager.every((code) => !code.includes("THREE.WebGLRenderer")),
         "no three.js eagerly",
       );
-      const preload = /^for \(const c of (\[[^\]]*\])\) import\(c\)\.catch\(\(\) => \{\}\);$/m.exec(
-        text,
-      );
-      assert.ok(preload, text);
-      const preloads = JSON.parse(preload[1]) as string[];
-      assert.ok(preloads.length >= 1 && preloads.every((c) => !chunks.includes(c)), text);
+      assert.match(start, new RegExp(`^${app.url}/build/${target}_start-[0-9a-f]{12}\\.js$`));
+      const started = await app.fetch(start);
+      assert.equal(started.headers.get("access-control-allow-origin"), "*");
+      assert.match(started.headers.get("cache-control") ?? "", /immutable/);
+      const startText = await started.text();
+      const preload = /^for \(const c of (\[[^\]]*\])\) import\(c\)\.catch\(\(\) => \{\}\);\n$/
+        .exec(
+          startText,
+        );
+      assert.ok(preload, startText);
+      const preloads = (JSON.parse(preload[1]) as string[]).map((c) => new URL(c, start).href);
+      assert.ok(preloads.length >= 1 && preloads.every((c) => !chunks.includes(c)), startText);
       const lazy = await Promise.all(preloads.map((c) => app.fetch(c).then((r) => r.text())));
       assert.ok(lazy.some((code) => code.includes("THREE.WebGLRenderer")), "three.js preloaded");
     }

@@ -91,7 +91,7 @@ Deno.test("islands - the build writes content-hashed ESM bundles and reuses them
   // The element's bundle is built on its own: it loads its code and two small chunks it shares
   // with the lazy parts, not the thirteen chunks the pages' islands split into. three.js is not
   // among them: the view, the snapshot and the AR export import it lazily, and the stable module
-  // preloads it (`entryPreloads`).
+  // starts it through the entry's start module (`entryPreloads`, `entryStarts`).
   const read = (url: string) => Deno.readTextFile(new URL(`../../static${url}`, import.meta.url));
   const chunks = (text: string) => new Set(text.match(/chunk-[A-Z0-9]+\.js/g) ?? []);
   const loaded = chunks(await read(embed));
@@ -105,6 +105,14 @@ Deno.test("islands - the build writes content-hashed ESM bundles and reuses them
   assert.deepEqual(others, [], "one chunk to preload");
   assert.ok((await read(three)).includes("WebGLRenderer"), "that chunk is three.js");
   assert.deepEqual(first.preloads?.Viewer, [three], "the viewer island preloads the same chunk");
+  // The element's start module starts that chunk, by a URL relative to itself (both in /build/).
+  const start = first.entryStarts?.embed ?? "";
+  assert.match(start, /^\/build\/embed_start-[0-9a-f]{12}\.js$/);
+  assert.equal(
+    await read(start),
+    `for (const c of ${JSON.stringify([`./${three.slice("/build/".length)}`])}) ` +
+      "import(c).catch(() => {});\n",
+  );
   // The boot is small; three.js lives in a shared chunk, loaded only by pages that need it.
   const boot = await Deno.readTextFile(new URL(`../../static${first.boot}`, import.meta.url));
   assert.ok(boot.length < 20_000, `boot is ${boot.length} bytes`);
