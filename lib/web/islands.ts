@@ -34,7 +34,7 @@ export interface IslandBuild extends IslandModules {
   entryImports: Record<string, string[]>;
   /**
    * Extra entry name → the URLs of the chunks its lazily imported parts import and the bundle does
-   * not (three.js, for the view): a stable module starts them early (`islands_build.ts`).
+   * not (three.js, for the view): what its start module (`entryStarts`) starts.
    */
   entryPreloads?: Record<string, string[]>;
   /**

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { modelPixels, recordRenders, startShop, until } from "./storefront_fixture.ts";
+import {
+  dagHashChange,
+  modelPixels,
+  recordRenders,
+  startShop,
+  until,
+} from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -31,14 +37,7 @@ Deno.test({
       const slider = page.locator('cad-configurator [data-param="width"] input[type=range]');
       await slider.focus();
       await slider.press("ArrowRight");
-      await page.waitForFunction(
-        (prev) =>
-          document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
-            ".cad-configurator",
-          )!.getAttribute("data-dag-hash") !== prev,
-        first,
-        { timeout: 30_000 },
-      );
+      await dagHashChange(page, first);
       await until(() => renders.length >= 2, "the second render");
       const second = renders[1];
       assert.notEqual(second.dagHash, first);

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { launchBrowser } from "./browser.ts";
-import { startShop } from "./storefront_fixture.ts";
+import { dagHashChange, startShop } from "./storefront_fixture.ts";
 import { FIRST_MODEL_MARKS } from "@/lib/client/scene_view.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
@@ -95,14 +95,7 @@ Deno.test({
           width: 77,
         })
       );
-      await page.waitForFunction(
-        (prev) =>
-          document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
-            ".cad-configurator",
-          )!.getAttribute("data-dag-hash") !== prev,
-        hash,
-        { timeout: 30_000 },
-      );
+      await dagHashChange(page, hash);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
       const later = await read();
       assert.equal(later.scene.length, 1);

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { launchBrowser } from "./browser.ts";
-import { modelPixels, startShop, until } from "./storefront_fixture.ts";
+import { dagHashChange, modelPixels, startShop, until } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -56,14 +56,7 @@ Deno.test({
           const slider = page.locator('cad-configurator [data-param="width"] input[type=range]');
           await slider.focus();
           await slider.press("ArrowRight");
-          await page.waitForFunction(
-            (prev) =>
-              document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
-                ".cad-configurator",
-              )!.getAttribute("data-dag-hash") !== prev,
-            hash,
-            { timeout: 30_000 },
-          );
+          await dagHashChange(page, hash);
           assert.deepEqual(errors, []);
           await page.close();
         },

@@ -23,7 +23,7 @@ import { createKeyFixture } from "../_helpers/fixtures.ts";
 import { publishFixture } from "../_helpers/projects.ts";
 import { deleteRedisPrefix, rid, TEST_REDIS_URL } from "../_helpers/redis.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { modelPixels, recordRenders, until } from "./storefront_fixture.ts";
+import { dagHashChange, modelPixels, recordRenders, until } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 const BUDGET = 5000;
@@ -181,14 +181,7 @@ Deno.test({
             const slider = page.locator('cad-configurator [data-param="width"] input[type=range]');
             await slider.focus();
             await slider.press("ArrowRight");
-            await page.waitForFunction(
-              (prev) =>
-                document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
-                  ".cad-configurator",
-                )!.getAttribute("data-dag-hash") !== prev,
-              first,
-              { timeout: 30_000 },
-            );
+            await dagHashChange(page, first);
             await until(() => renders.length >= 2, "the slider's render");
             assert.deepEqual(renders.map((r) => r.status), renders.map(() => 200));
             await page.screenshot({ path: `${ARTIFACTS}load_balancer_configurator.png` });

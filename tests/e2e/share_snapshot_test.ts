@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Frame, Page } from "playwright-core";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
 import { formatViolations, runAxe } from "./axe.ts";
-import { modelPixels, startShop, until } from "./storefront_fixture.ts";
+import { dagHashChange, modelPixels, startShop, until } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -175,14 +175,7 @@ Deno.test({
       await page.locator('cad-configurator [data-param="color"] button[data-color="#c0392b"]')
         .click();
       await page.locator('cad-configurator [data-param="gussets"] input').click();
-      await page.waitForFunction(
-        (prev) =>
-          document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
-            ".cad-configurator",
-          )!.getAttribute("data-dag-hash") !== prev,
-        firstHash,
-        { timeout: 30_000 },
-      );
+      await dagHashChange(page, firstHash);
       const changedHash = await waitDrawn(page, el);
       const values = await page.evaluate(() =>
         (globalThis as unknown as { lastValues: Record<string, unknown> }).lastValues

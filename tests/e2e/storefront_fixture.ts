@@ -95,6 +95,18 @@ export async function viewShown(target: Page | Frame): Promise<void> {
   );
 }
 
+/** Waits until the element's configurator names a DAG hash other than `prev` (a change rendered). */
+export async function dagHashChange(page: Page, prev: string | null): Promise<void> {
+  await page.waitForFunction(
+    (prev) =>
+      document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
+        ".cad-configurator",
+      )!.getAttribute("data-dag-hash") !== prev,
+    prev,
+    { timeout: 30_000 },
+  );
+}
+
 /** Pixels of the configurator's canvas that differ from the viewer background, once it is shown. */
 export async function modelPixels(target: Page | Frame): Promise<{ drawn: number; total: number }> {
   await viewShown(target);
