@@ -14,6 +14,38 @@ export function rid(bytes = 4): string {
   ).join("");
 }
 
+/**
+ * Sends one command to the Redis at `url` on a connection of its own, bounded: no reconnecting (a
+ * refused or dropped connection rejects at once), at most `timeoutMs` to connect and as long for
+ * the reply. Test helpers use it to ask servers that may be stopped, paused or gone: node-redis's
+ * default reconnects forever, which once hung a whole run when a cluster node exited as it started.
+ */
+export async function redisCommand(
+  url: string,
+  args: string[],
+  timeoutMs = 5000,
+): Promise<unknown> {
+  const client = createClient({
+    url,
+    socket: { connectTimeout: timeoutMs, reconnectStrategy: false },
+  });
+  client.on("error", () => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no reply from ${url} to ${args[0]} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([client.connect(), deadline]);
+    return await Promise.race([client.sendCommand(args), deadline]);
+  } finally {
+    clearTimeout(timer);
+    client.destroy();
+  }
+}
+
 /** Deletes every Redis key under `prefix` (SCAN + DEL) and returns how many there were. */
 export async function deleteRedisPrefix(url: string, prefix: string): Promise<number> {
   const client = createClient({ url });

@@ -5,11 +5,10 @@
  * 6379. `cluster-require-full-coverage no`, as docs/api.md (Redis Cluster) recommends: while one
  * master is stopped the others keep serving their slots.
  */
-import { createClient } from "redis";
 import { Logger } from "@/lib/ops/logger.ts";
 import { closeRedis, isRedisCluster, type RedisClient } from "@/lib/redis/client.ts";
 import { connectRedisCluster } from "@/lib/redis/cluster.ts";
-import { rid, withRedis } from "./redis.ts";
+import { redisCommand, rid, withRedis } from "./redis.ts";
 import { freePort } from "./redis_server.ts";
 
 /** One master of a `LocalRedisCluster`. */
@@ -276,15 +275,8 @@ async function waitForPort(port: number, gone = () => false): Promise<void> {
   throw new Error(`redis-server did not start on port ${port}`);
 }
 
-async function nodeCommand(port: number, args: string[]): Promise<unknown> {
-  const client = createClient({ url: `redis://127.0.0.1:${port}` });
-  client.on("error", () => {});
-  await client.connect();
-  try {
-    return await client.sendCommand(args);
-  } finally {
-    await client.close();
-  }
+function nodeCommand(port: number, args: string[]): Promise<unknown> {
+  return redisCommand(`redis://127.0.0.1:${port}`, args);
 }
 
 /** What a test body may ask of the Redis it runs against beyond routed commands. */

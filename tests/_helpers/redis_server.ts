@@ -3,7 +3,7 @@
  * so a test can stop it, stall it (`SIGSTOP`, what a partition or a hung primary looks like to a
  * client), wipe it (`FLUSHALL`) or restart it empty, and never touches the shared server.
  */
-import { createClient } from "redis";
+import { redisCommand } from "./redis.ts";
 
 /** A `redis-server` process owned by one test. */
 export class PrivateRedis {
@@ -51,14 +51,8 @@ export class PrivateRedis {
   }
 
   /** Sends one command on a fresh connection and returns its reply. */
-  async command(args: string[]): Promise<unknown> {
-    const client = createClient({ url: this.url });
-    await client.connect();
-    try {
-      return await client.sendCommand(args);
-    } finally {
-      await client.close();
-    }
+  command(args: string[]): Promise<unknown> {
+    return redisCommand(this.url, args);
   }
 
   /** Kills the process (`SIGKILL`): connections are refused until `restart`. */
