@@ -135,7 +135,7 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
         let target = entry.name;
         if (names.has(base)) {
           const bytes = await Deno.readFile(join(call.out, entry.name));
-          target = `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`;
+          target = await contentHashedName(base, bytes);
           urls[base] = `${prefix}/${target}`;
           if (standalone.has(base)) {
             const chunks = staticImports(new TextDecoder().decode(bytes));
@@ -198,7 +198,7 @@ async function writeStartModule(dir: string, name: string, chunks: string[]): Pr
   const code = `for (const c of ${JSON.stringify(chunks.map((c) => `./${c}`))}) ` +
     `import(c).catch(() => {});\n`;
   const bytes = new TextEncoder().encode(code);
-  const file = `${name}_start-${(await sha256Hex(bytes)).slice(0, 12)}.js`;
+  const file = await contentHashedName(`${name}_start`, bytes);
   await Deno.writeFile(join(dir, file), bytes);
   return file;
 }
@@ -360,6 +360,11 @@ async function hashInputs(root: string, entries: readonly Entry[]): Promise<stri
     at += p.length;
   }
   return (await sha256Hex(total)).slice(0, 16);
+}
+
+/** `<base>-<12 hex digits of the SHA-256 of bytes>.js`: the name a built file is served under. */
+async function contentHashedName(base: string, bytes: Uint8Array): Promise<string> {
+  return `${base}-${(await sha256Hex(bytes)).slice(0, 12)}.js`;
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
