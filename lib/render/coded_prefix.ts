@@ -49,6 +49,10 @@ function brotliOptions(prefix: Uint8Array, quality: number): zlib.BrotliOptions 
   };
 }
 
+/** Text that is all ASCII (one byte per character in UTF-8). */
+const ASCII = /^[\x00-\x7f]*$/;
+const encoder = new TextEncoder();
+
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 
 /**
@@ -57,7 +61,7 @@ const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
  * @example
  * ```ts
  * const coded = CodedPrefix.compress(prefixBytes, "br");
- * const body = coded.finish(tailBytes); // brotli of prefix + tail
+ * const body = coded.finish(tailBytes); // brotli of prefix + tail (bytes or text)
  * ```
  */
 export class CodedPrefix {
@@ -112,18 +116,28 @@ export class CodedPrefix {
     return this.#bytes.byteLength;
   }
 
-  /** The whole coded body: the prefix, then `tail` as it is. */
-  finish(tail: Uint8Array): Uint8Array<ArrayBuffer> {
-    const blocks = Math.max(1, Math.ceil(tail.byteLength / MAX_BLOCK));
+  /**
+   * The whole coded body: the prefix, then `tail` as it is (text as UTF-8). A short ASCII text (a
+   * render response's per-request members) is written in place, with no encoder call and no
+   * intermediate array: this runs on every cache hit.
+   */
+  finish(tail: Uint8Array | string): Uint8Array<ArrayBuffer> {
+    const text = typeof tail === "string";
+    if (text && (tail.length > MAX_BLOCK || !ASCII.test(tail))) {
+      return this.finish(encoder.encode(tail));
+    }
+    // An ASCII string has a byte per character: `length` is the byte length either way.
+    const length = tail.length;
+    const blocks = Math.max(1, Math.ceil(length / MAX_BLOCK));
     const gzip = this.coding === "gzip";
     const out = new Uint8Array(
-      this.#bytes.byteLength + tail.byteLength + blocks * (gzip ? 5 : 3) + (gzip ? 8 : 1),
+      this.#bytes.byteLength + length + blocks * (gzip ? 5 : 3) + (gzip ? 8 : 1),
     );
     out.set(this.#bytes, 0);
     let at = this.#bytes.byteLength;
     for (let b = 0; b < blocks; b++) {
-      const chunk = tail.subarray(b * MAX_BLOCK, (b + 1) * MAX_BLOCK);
-      const n = chunk.byteLength;
+      const start = b * MAX_BLOCK;
+      const n = Math.min(length - start, MAX_BLOCK);
       if (gzip) {
         // BFINAL on the last block, BTYPE 00 (stored); then LEN and NLEN.
         out[at++] = b === blocks - 1 ? 1 : 0;
@@ -138,13 +152,19 @@ export class CodedPrefix {
         out[at++] = (bits >> 8) & 0xff;
         out[at++] = (bits >> 16) & 0xff;
       }
-      out.set(chunk, at);
+      if (text) {
+        // One block (checked above), so the text's bytes end up contiguous: the CRC reads them.
+        for (let i = 0; i < n; i++) out[at + i] = tail.charCodeAt(i);
+      } else {
+        out.set(tail.subarray(start, start + n), at);
+      }
       at += n;
     }
     if (gzip) {
+      const bytes = text ? out.subarray(at - length, at) : tail;
       const view = new DataView(out.buffer);
-      view.setUint32(at, zlib.crc32(tail, this.#crc), true);
-      view.setUint32(at + 4, (this.#length + tail.byteLength) >>> 0, true);
+      view.setUint32(at, zlib.crc32(bytes, this.#crc), true);
+      view.setUint32(at + 4, (this.#length + length) >>> 0, true);
       at += 8;
     } else {
       out[at++] = 0x03; // ISLAST 1, ISLASTEMPTY 1

@@ -68,6 +68,16 @@ interface CodedEntry {
 /** Compressed prefixes kept per scene (form × coding × the scene's response members). */
 const MAX_CODED = 8;
 
+/**
+ * The members fixed for a scene and project version (`ResponseHead` but `cache` and `remaining`),
+ * as JSON text, and the keys of `#coded` made with them, by form and coding.
+ */
+interface FixedMembers {
+  head: ResponseHead;
+  text: string;
+  keys: Map<string, string>;
+}
+
 /** The per-request members of a render response. */
 export interface ResponseHead {
   kernel: string;
@@ -104,6 +114,11 @@ export class PreparedScene {
   readonly #binary: Uint8Array;
   /** Compressed prefixes by form, coding and response members, made on first use. */
   readonly #coded = new Map<string, CodedEntry>();
+  /**
+   * The fixed members last asked for. Every hit of a scene in one project version asks for the
+   * same: reusing the strings spares building them and hashing a new `#coded` key per request.
+   */
+  #fixed?: FixedMembers;
   readonly #size: number;
 
   private constructor(
@@ -260,7 +275,8 @@ export class PreparedScene {
     const gzipFirst = gzipAccepted && form === "binary";
     const held = have.length === 0 ? undefined : new Set(have);
     const omitted = held ? this.#meshes.filter((m) => held.has(m.hash)) : [];
-    const scene = sceneMembers(head);
+    const fixed = this.#fixedMembers(head);
+    const scene = fixed.text;
     const request = requestMembers(head, omitted.map((m) => m.hash));
     if (omitted.length === 0) {
       // Everything up to the per-request members is the same for every request of this scene.
@@ -271,9 +287,11 @@ export class PreparedScene {
       }
       const members = open + scene + ",";
       const fromCache = head.cache !== "miss";
-      const chosen = gzipFirst ? this.#prefixCoding(form, coding, members, fromCache) : coding;
-      const coded = this.#codedPrefix(form, chosen, members, fromCache);
-      return { body: coded.finish(encoder.encode(request + "}")), coding: chosen };
+      const chosen = gzipFirst
+        ? this.#prefixCoding(form, coding, members, fixed, fromCache)
+        : coding;
+      const coded = this.#codedPrefix(form, chosen, members, fixed, fromCache);
+      return { body: coded.finish(request + "}"), coding: chosen };
     }
     const kept = this.#meshes.filter((m) => !held!.has(m.hash));
     const members = scene + "," + request;
@@ -296,10 +314,11 @@ export class PreparedScene {
     form: RenderForm,
     coding: ContentCoding,
     members: string,
+    fixed: FixedMembers,
     fromCache: boolean,
   ): ContentCoding {
     if (coding !== "br") return coding;
-    const key = codedKey(form, "br", members);
+    const key = codedKey(fixed, form, "br", members);
     const held = this.#coded.get(key);
     if (held?.prefix) return "br";
     if (fromCache && !held) {
@@ -314,9 +333,10 @@ export class PreparedScene {
     form: RenderForm,
     coding: ContentCoding,
     members: string,
+    fixed: FixedMembers,
     fromCache: boolean,
   ): CodedPrefix {
-    const key = codedKey(form, coding, members);
+    const key = codedKey(fixed, form, coding, members);
     const held = this.#coded.get(key);
     if (held?.prefix) {
       if (coding === "br" && fromCache && !held.upgrading) {
@@ -329,6 +349,19 @@ export class PreparedScene {
     if (held) held.prefix = prefix;
     else this.#keep(key, { prefix, upgrading: false });
     return prefix;
+  }
+
+  /** The fixed members of `head`, the last ones again when they are equal. */
+  #fixedMembers(head: ResponseHead): FixedMembers {
+    const last = this.#fixed;
+    if (
+      last && last.head.dagHash === head.dagHash && last.head.project === head.project &&
+      last.head.version === head.version && last.head.kernel === head.kernel &&
+      last.head.kernelVersion === head.kernelVersion
+    ) {
+      return last;
+    }
+    return this.#fixed = { head, text: sceneMembers(head), keys: new Map() };
   }
 
   /** The uncompressed prefix of `form` followed by `members`. */
@@ -362,9 +395,20 @@ export class PreparedScene {
   }
 }
 
-/** Where a compressed prefix is kept in a scene's `#coded`. */
-function codedKey(form: RenderForm, coding: ContentCoding, members: string): string {
-  return `${form}:${coding}:${members}`;
+/**
+ * Where a compressed prefix is kept in a scene's `#coded`: `members` are `fixed`'s, opened for
+ * `form`, and the key is made once per form and coding of them.
+ */
+function codedKey(
+  fixed: FixedMembers,
+  form: RenderForm,
+  coding: ContentCoding,
+  members: string,
+): string {
+  const short = form + coding;
+  let key = fixed.keys.get(short);
+  if (key === undefined) fixed.keys.set(short, key = `${form}:${coding}:${members}`);
+  return key;
 }
 
 /** The members fixed for a scene and project version, as JSON members without braces. */

@@ -158,6 +158,56 @@ Deno.test("response bytes - a coded prefix finishes with any tail, also past one
   }
 });
 
+Deno.test("response bytes - a coded prefix finishes with a text tail as with its UTF-8 bytes", () => {
+  const prefix = new TextEncoder().encode('{"a":"' + "xyz".repeat(5000) + '",');
+  const tails = [
+    "",
+    '"omitted":[],"cache":"l1","budget":{"remaining":41}}',
+    // Not ASCII: written through the encoder.
+    '"name":"Grundplatte – Ø 12 😀"}',
+    // Past one block: written through the encoder, in several blocks.
+    '"pad":"' + "q".repeat(70_000) + '"}',
+  ];
+  for (const coding of ["br", "gzip"] as const) {
+    const coded = CodedPrefix.compress(prefix, coding);
+    for (const tail of tails) {
+      const bytes = new TextEncoder().encode(tail);
+      const all = new Uint8Array(prefix.byteLength + bytes.byteLength);
+      all.set(prefix, 0);
+      all.set(bytes, prefix.byteLength);
+      const fromText = coded.finish(tail);
+      assert.deepEqual(fromText, coded.finish(bytes), `${coding} tail of ${tail.length}`);
+      assert.deepEqual(decompress(fromText, coding), all, `${coding} tail of ${tail.length}`);
+    }
+  }
+});
+
+Deno.test("response bytes - a scene asked for under two projects and versions in turn answers each with its own members", async () => {
+  const prepared = PreparedScene.fromScene(await studPlate());
+  const heads: ResponseHead[] = [
+    { ...HEAD, cache: "l1", remaining: 5 },
+    { ...HEAD, project: "other-project", cache: "l1", remaining: 4 },
+    { ...HEAD, version: 4, cache: "l2", remaining: 3 },
+    { ...HEAD, kernelVersion: "manifold-3d@9.9.9+dag1+eval4", cache: "l1", remaining: 2 },
+    { ...HEAD, cache: "l1", remaining: 1 },
+  ];
+  // Twice round: the second finishes the prefixes the first made.
+  for (const head of [...heads, ...heads]) {
+    for (const form of ["json", "binary"] as RenderForm[]) {
+      const identity = bytesOf(prepared.response(head, [], form, null).body);
+      for (const coding of ["br", "gzip"] as const) {
+        const coded = prepared.response(head, [], form, coding);
+        assert.deepEqual(decompress(bytesOf(coded.body), coding), identity, `${form} ${coding}`);
+      }
+      const body = await decodeRenderBody(identity);
+      assert.deepEqual(
+        [body.kernelVersion, body.project, body.version, body.cache, body.budget.remaining],
+        [head.kernelVersion, head.project, head.version, head.cache, head.remaining],
+      );
+    }
+  }
+});
+
 Deno.test("response bytes - a brotli prefix served again from a cache is replaced by a denser one off the request path", async () => {
   const scene = await studPlate();
   const prepared = PreparedScene.fromScene(scene);
