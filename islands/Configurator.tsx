@@ -40,7 +40,7 @@ import {
   type SnapshotOptions,
 } from "../lib/client/snapshot.ts";
 import { sizeText, trianglesText } from "../lib/client/model_description.ts";
-import { type ArMode, detectArSupport } from "../lib/client/ar_support.ts";
+import { type ArMode, browserArMode } from "../lib/client/ar_support.ts";
 import { ArError, type ArLaunch, viewInAr } from "../lib/client/ar_launch.ts";
 
 /** Events a configurator reports (the custom element re-dispatches them as DOM events). */
@@ -415,13 +415,9 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     emit?.({ type: "status", tokenStatus });
   }, [tokenStatus]);
 
-  useEffect(() => {
-    let live = true;
-    detectArSupport().then((s) => live && setArMode(s.mode));
-    return () => {
-      live = false;
-    };
-  }, []);
+  // In an effect, not at the first render: the server renders no AR button, and hydration must
+  // match it.
+  useEffect(() => setArMode(browserArMode()), []);
 
   // The partner's theme is read where it resolves (after layout); checked again per scene.
   useEffect(() => {

@@ -74,6 +74,20 @@ export function browserArEnvironment(): ArEnvironment {
 }
 
 /**
+ * This browser's AR mode, read at once (null outside a browser): all a configurator needs to show
+ * or hide its button, without the WebXR query of `detectArSupport` on its start-up path.
+ *
+ * @example
+ * ```ts
+ * button.hidden = browserArMode() === null;
+ * ```
+ */
+export function browserArMode(): ArMode | null {
+  if (typeof document === "undefined") return null;
+  return arModeOf(browserArEnvironment());
+}
+
+/**
  * What this browser offers; false/null outside a browser (server rendering).
  *
  * @example
@@ -84,7 +98,7 @@ export function browserArEnvironment(): ArEnvironment {
  */
 export async function detectArSupport(): Promise<ArSupport> {
   if (typeof document === "undefined") return { mode: null, webxr: false };
-  const mode = arModeOf(browserArEnvironment());
+  const mode = browserArMode();
   let webxr = false;
   const xr = (globalThis.navigator as Navigator & {
     xr?: { isSessionSupported(mode: string): Promise<boolean> };

@@ -5,7 +5,7 @@
  * nothing on desktops.
  */
 import assert from "node:assert/strict";
-import { arModeOf, detectArSupport } from "@/lib/client/ar_support.ts";
+import { arModeOf, browserArMode, detectArSupport } from "@/lib/client/ar_support.ts";
 
 const UA = {
   iphoneSafari:
@@ -73,4 +73,5 @@ Deno.test("ar support - the mode of each browser", async (t) => {
 Deno.test("ar support - outside a browser nothing is offered", async () => {
   assert.equal(typeof document, "undefined");
   assert.deepEqual(await detectArSupport(), { mode: null, webxr: false });
+  assert.equal(browserArMode(), null);
 });

@@ -43,7 +43,7 @@ import {
 } from "../../../../lib/client/snapshot.ts";
 import { useConfigurator } from "./context.ts";
 import { PageChangeSync } from "../../../../lib/client/page_change_sync.ts";
-import { type ArMode, detectArSupport } from "../../../../lib/client/ar_support.ts";
+import { type ArMode, browserArMode } from "../../../../lib/client/ar_support.ts";
 import { ArError, type ArLaunch, viewInAr } from "../../../../lib/client/ar_launch.ts";
 
 /** What a configurator reports (the same events as `<cad-configurator>`, without the prefix). */
@@ -167,13 +167,9 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
   };
   const openArRef = useRef(openAr);
   openArRef.current = openAr;
-  useEffect(() => {
-    let live = true;
-    detectArSupport().then((s) => live && setArMode(s.mode));
-    return () => {
-      live = false;
-    };
-  }, []);
+  // In an effect, not at the first render: the server renders no AR button, and hydration must
+  // match it.
+  useEffect(() => setArMode(browserArMode()), []);
   useImperativeHandle(props.handle, () => ({
     setParameters: (v) => apply({ ...valuesRef.current, ...v }, true, "page"),
     getValues: () => ({ ...valuesRef.current }),
