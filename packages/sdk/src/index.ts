@@ -2,9 +2,9 @@
  * `@cad-configurator/sdk`: the framework-free core — session tokens (`SessionClient`), rendering
  * (`RenderClient`), mesh decoding, the geometry cache, the three.js `SceneView`, the configurator's
  * stylesheet, the clients of one configurator together, share links (`createShareUrl`,
- * `restoreFromUrl`), the cart snapshot (`renderSnapshot`), "View in AR" (`detectArSupport`,
- * `viewInAr`; the USDZ exporter loads on first use), and the DAG and parameter-schema helpers
- * (`substitute`, `validateParameterValue`, the types).
+ * `restoreFromUrl`), the cart snapshot (`renderSnapshot`), "View in AR" (`browserArMode`,
+ * `detectArSupport`, `viewInAr`; the USDZ exporter loads on first use), and the DAG and
+ * parameter-schema helpers (`substitute`, `validateParameterValue`, the types).
  */
 export * from "../../../lib/client/mod.ts";
 export {
@@ -50,6 +50,7 @@ export {
   arModeOf,
   type ArSupport,
   browserArEnvironment,
+  browserArMode,
   detectArSupport,
 } from "../../../lib/client/ar_support.ts";
 export {
