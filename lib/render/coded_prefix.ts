@@ -49,8 +49,8 @@ function brotliOptions(prefix: Uint8Array, quality: number): zlib.BrotliOptions 
   };
 }
 
-/** Text that is all ASCII (one byte per character in UTF-8). */
-const ASCII = /^[\x00-\x7f]*$/;
+/** A character outside ASCII (more than one byte in UTF-8). */
+const NON_ASCII = /[\u0080-\uffff]/;
 const encoder = new TextEncoder();
 
 const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
@@ -123,7 +123,7 @@ export class CodedPrefix {
    */
   finish(tail: Uint8Array | string): Uint8Array<ArrayBuffer> {
     const text = typeof tail === "string";
-    if (text && (tail.length > MAX_BLOCK || !ASCII.test(tail))) {
+    if (text && (tail.length > MAX_BLOCK || NON_ASCII.test(tail))) {
       return this.finish(encoder.encode(tail));
     }
     // An ASCII string has a byte per character: `length` is the byte length either way.
