@@ -16,8 +16,8 @@ export function rid(bytes = 4): string {
 
 /**
  * Sends one command to the Redis at `url` on a connection of its own, bounded: no reconnecting (a
- * refused or dropped connection rejects at once), at most `timeoutMs` to connect and as long for
- * the reply. Test helpers use it to ask servers that may be stopped, paused or gone: node-redis's
+ * refused or dropped connection rejects at once), and at most `timeoutMs` from connecting to the
+ * reply. Test helpers use it to ask servers that may be stopped, paused or gone: node-redis's
  * default reconnects forever, which once hung a whole run when a cluster node exited as it started.
  */
 export async function redisCommand(
