@@ -14,8 +14,14 @@
  * Only successes are remembered; a refused body is checked again each time (and stays cheap to
  * refuse). Entries are keyed by project and body text, bounded in total bytes. Concurrent
  * identical bodies are checked once (single flight).
+ *
+ * A body is remembered on its second sighting (a `Doorkeeper`): most render bodies are seen once
+ * (each position a slider passes through), and remembering them would fill the memo with text that
+ * never repeats and push out the bodies that do. A body that repeats is checked twice, then
+ * answered from the memo; a burst of identical bodies counts as a second sighting.
  */
 import { LRUCache } from "lru-cache";
+import { Doorkeeper } from "../cache/doorkeeper.ts";
 import { SingleFlight } from "../cache/single_flight.ts";
 
 /** What the body checks of one render body produced. */
@@ -36,6 +42,7 @@ export interface CheckedBody {
 export class CheckedBodies {
   readonly #memo: LRUCache<string, CheckedBody>;
   readonly #flight = new SingleFlight<CheckedBody>();
+  readonly #doorkeeper = new Doorkeeper();
 
   /**
    * `maxBytes` bounds the memo by the approximate bytes of its entries, body text included
@@ -73,14 +80,15 @@ export class CheckedBodies {
 
   /**
    * Runs `check` once for all concurrent callers with the same key (a burst of identical
-   * renders parses and validates once) and remembers its result when it succeeds.
+   * renders parses and validates once) and remembers its result when it succeeds and the key was
+   * seen before: by an earlier check, or by a concurrent caller that shared this one.
    */
   async check(key: string, check: () => Promise<CheckedBody>): Promise<CheckedBody> {
-    return await this.#flight.run(key, async () => {
-      const checked = await check();
-      this.set(key, checked);
-      return checked;
-    }).promise;
+    const flight = this.#flight.run(key, check);
+    const seen = flight.shared || this.#doorkeeper.seenBefore(key);
+    const checked = await flight.promise;
+    if (seen && !this.#memo.has(key)) this.set(key, checked);
+    return checked;
   }
 
   /** How many bodies are remembered. */

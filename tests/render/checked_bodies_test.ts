@@ -35,9 +35,11 @@ Deno.test("checked bodies - a remembered body is checked again when the project'
     assert.ok(memo);
     const first = await render(server.url, s.token, s.origin, { dag });
     assert.equal(first.status, 200);
+    await first.body?.cancel();
+    assert.equal(memo.size, 0, "a body seen once is not remembered");
     const again = await render(server.url, s.token, s.origin, { dag });
     assert.equal((await again.json()).cache, "l1");
-    assert.equal(memo.size, 1, "the body was remembered once");
+    assert.equal(memo.size, 1, "seen twice, the body was remembered once");
 
     // A refused body is not remembered.
     const bad = structuredClone(dag);
@@ -91,4 +93,65 @@ Deno.test("checked bodies - concurrent identical bodies are checked once; a fail
   const failing = () => Promise.reject(new Error("refused"));
   await assert.rejects(memo.check("e", failing), /refused/);
   assert.equal(memo.get("e"), undefined);
+});
+
+Deno.test("checked bodies - a body is remembered on its second sighting, so one-off bodies leave the memo alone", async () => {
+  const memo = new CheckedBodies();
+  let checks = 0;
+  const entry = {
+    version: 1,
+    templateHash: "t",
+    dagHash: "h",
+    cacheKey: "k",
+    have: [],
+    python: false,
+  };
+  const check = () => {
+    checks++;
+    return Promise.resolve(entry);
+  };
+  // A drag through 500 distinct positions: each checked, none remembered.
+  for (let i = 0; i < 500; i++) await memo.check(`p\n{"width":${i}}`, check);
+  assert.equal(checks, 500);
+  assert.equal(memo.size, 0);
+  // A position seen again is checked once more and then remembered: the third costs no check.
+  assert.equal(await memo.check('p\n{"width":7}', check), entry);
+  assert.equal(checks, 501);
+  assert.equal(memo.get('p\n{"width":7}'), entry);
+  assert.equal(memo.size, 1);
+  // A failed check is never remembered, however often it is seen.
+  const failing = () => Promise.reject(new Error("refused"));
+  await assert.rejects(memo.check("bad", failing), /refused/);
+  await assert.rejects(memo.check("bad", failing), /refused/);
+  assert.equal(memo.get("bad"), undefined);
+});
+
+Deno.test("checked bodies - bodies that repeat stay remembered while one-off bodies stream past", async () => {
+  // Room for about 20 entries; 10 repeating bodies, each seen again after 100 one-off bodies (an
+  // LRU that took every body would have forgotten them by then).
+  const memo = new CheckedBodies({ maxBytes: 20 * 600 });
+  const entry = {
+    version: 1,
+    templateHash: "t",
+    dagHash: "h",
+    cacheKey: "k",
+    have: [],
+    python: false,
+  };
+  let checks = 0;
+  const check = () => {
+    checks++;
+    return Promise.resolve(entry);
+  };
+  const ask = async (key: string) => memo.get(key) ?? await memo.check(key, check);
+  let oneOff = 0;
+  for (let round = 0; round < 5; round++) {
+    for (let warm = 0; warm < 10; warm++) {
+      await ask(`warm ${warm}`);
+      for (let i = 0; i < 10; i++) await ask(`one-off ${oneOff++}`);
+    }
+  }
+  // Each repeating body is checked on its first two sightings only; every one-off once.
+  assert.equal(checks, 10 * 2 + oneOff);
+  for (let warm = 0; warm < 10; warm++) assert.equal(memo.get(`warm ${warm}`), entry);
 });

@@ -23,7 +23,10 @@ Deno.test("render fast path - a remembered body still refuses a revoked token or
     const first = await render(server.url, s.token, s.origin, body);
     assert.equal(first.status, 200, await first.clone().text());
     assert.equal((await first.json()).budget.remaining, 9);
-    assert.equal(memo.size, 1, "the body is remembered: later renders take the fast path");
+    assert.equal(memo.size, 0, "a body seen once is not remembered");
+    const second = await render(server.url, s.token, s.origin, body);
+    assert.equal((await second.json()).budget.remaining, 8);
+    assert.equal(memo.size, 1, "seen twice, it is remembered: later renders take the fast path");
 
     // One token revoked by jti: refused, and another token of the same key still renders.
     const replica = server.deps.render!.revocations;
@@ -32,7 +35,7 @@ Deno.test("render fast path - a remembered body still refuses a revoked token or
     await expectProblem(await render(server.url, s.token, s.origin, body), 401, "token_revoked");
     // The revocation check comes before the spend: the refused request spent nothing.
     const counter = `${server.config.redisPrefix}budget:{${jti}}`;
-    assert.equal(await server.deps.redis!.get(counter), "1");
+    assert.equal(await server.deps.redis!.get(counter), "2");
     const other = await mintToken(server.url, s);
     const ok = await render(server.url, other, s.origin, body);
     assert.equal(ok.status, 200);
@@ -56,10 +59,12 @@ Deno.test("render fast path - exactly B of 50 concurrent renders of a remembered
   try {
     const s = await setupRender(server.deps.kv, server.url, { budget: 100 });
     const body = { dag: await finishedDag("plate", { width: 95 }) };
-    const warm = await render(server.url, s.token, s.origin, body);
-    assert.equal(warm.status, 200, await warm.clone().text());
-    await warm.body?.cancel();
-    assert.equal(server.deps.render!.checkedBodies!.size, 1);
+    for (let i = 0; i < 2; i++) {
+      const warm = await render(server.url, s.token, s.origin, body);
+      assert.equal(warm.status, 200, await warm.clone().text());
+      await warm.body?.cancel();
+    }
+    assert.equal(server.deps.render!.checkedBodies!.size, 1, "seen twice, the body is remembered");
 
     // A second key of budget B for the same project: its token renders the remembered body.
     const budget = 6;
