@@ -15,10 +15,13 @@
  * refuse). Entries are keyed by project and body text, bounded in total bytes. Concurrent
  * identical bodies are checked once (single flight).
  *
- * A body is remembered on its second sighting (a `Doorkeeper`): most render bodies are seen once
- * (each position a slider passes through), and remembering them would fill the memo with text that
- * never repeats and push out the bodies that do. A body that repeats is checked twice, then
- * answered from the memo; a burst of identical bodies counts as a second sighting.
+ * A body is remembered when the scene it asks for is seen a second time (a `Doorkeeper` of cache
+ * keys): most render bodies are seen once (each position a slider passes through), and remembering
+ * them would fill the memo with text that never repeats and push out the bodies that do. A body
+ * that repeats is checked twice, then answered from the memo; a burst of identical bodies counts as
+ * a second sighting. The doorkeeper is asked with the cache key the checks produce, a digest of the
+ * DAG already made, not with the body's text: fingerprinting a 4 KB body cost more than parsing
+ * it.
  */
 import { LRUCache } from "lru-cache";
 import { Doorkeeper } from "../cache/doorkeeper.ts";
@@ -80,14 +83,16 @@ export class CheckedBodies {
 
   /**
    * Runs `check` once for all concurrent callers with the same key (a burst of identical
-   * renders parses and validates once) and remembers its result when it succeeds and the key was
-   * seen before: by an earlier check, or by a concurrent caller that shared this one.
+   * renders parses and validates once) and remembers its result when it succeeds and its scene
+   * was seen before: by an earlier check of any body with the same cache key, or by a concurrent
+   * caller that shared this one.
    */
   async check(key: string, check: () => Promise<CheckedBody>): Promise<CheckedBody> {
     const flight = this.#flight.run(key, check);
-    const seen = flight.shared || this.#doorkeeper.seenBefore(key);
     const checked = await flight.promise;
-    if (seen && !this.#memo.has(key)) this.set(key, checked);
+    if (flight.shared || this.#doorkeeper.seenBefore(checked.cacheKey)) {
+      if (!this.#memo.has(key)) this.set(key, checked);
+    }
     return checked;
   }
 

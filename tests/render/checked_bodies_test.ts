@@ -106,19 +106,24 @@ Deno.test("checked bodies - a body is remembered on its second sighting, so one-
     have: [],
     python: false,
   };
-  const check = () => {
+  // Each body asks for its own scene (cache key).
+  const check = (width: number) => () => {
     checks++;
-    return Promise.resolve(entry);
+    return Promise.resolve({ ...entry, cacheKey: `scene ${width}` });
   };
   // A drag through 500 distinct positions: each checked, none remembered.
-  for (let i = 0; i < 500; i++) await memo.check(`p\n{"width":${i}}`, check);
+  for (let i = 0; i < 500; i++) await memo.check(`p\n{"width":${i}}`, check(i));
   assert.equal(checks, 500);
   assert.equal(memo.size, 0);
   // A position seen again is checked once more and then remembered: the third costs no check.
-  assert.equal(await memo.check('p\n{"width":7}', check), entry);
+  assert.equal((await memo.check('p\n{"width":7}', check(7))).cacheKey, "scene 7");
   assert.equal(checks, 501);
-  assert.equal(memo.get('p\n{"width":7}'), entry);
+  assert.equal(memo.get('p\n{"width":7}')?.cacheKey, "scene 7");
   assert.equal(memo.size, 1);
+  // Another body text for a scene seen before (the client now holds a mesh: its `have` differs)
+  // is remembered at once.
+  await memo.check('p\n{"width":9,"have":["m"]}', check(9));
+  assert.equal(memo.get('p\n{"width":9,"have":["m"]}')?.cacheKey, "scene 9");
   // A failed check is never remembered, however often it is seen.
   const failing = () => Promise.reject(new Error("refused"));
   await assert.rejects(memo.check("bad", failing), /refused/);
@@ -139,11 +144,11 @@ Deno.test("checked bodies - bodies that repeat stay remembered while one-off bod
     python: false,
   };
   let checks = 0;
-  const check = () => {
-    checks++;
-    return Promise.resolve(entry);
-  };
-  const ask = async (key: string) => memo.get(key) ?? await memo.check(key, check);
+  const ask = async (key: string) =>
+    memo.get(key) ?? await memo.check(key, () => {
+      checks++;
+      return Promise.resolve({ ...entry, cacheKey: key });
+    });
   let oneOff = 0;
   for (let round = 0; round < 5; round++) {
     for (let warm = 0; warm < 10; warm++) {
@@ -153,5 +158,7 @@ Deno.test("checked bodies - bodies that repeat stay remembered while one-off bod
   }
   // Each repeating body is checked on its first two sightings only; every one-off once.
   assert.equal(checks, 10 * 2 + oneOff);
-  for (let warm = 0; warm < 10; warm++) assert.equal(memo.get(`warm ${warm}`), entry);
+  for (let warm = 0; warm < 10; warm++) {
+    assert.equal(memo.get(`warm ${warm}`)?.cacheKey, `warm ${warm}`);
+  }
 });
