@@ -17,6 +17,7 @@ import { Logger } from "../lib/ops/logger.ts";
 import { startServer } from "../lib/app/server.ts";
 import manifest from "../manifest.gen.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
+import { configuratorDrawn } from "./configurator_ready.ts";
 import { percentileOfSorted } from "./stats.ts";
 
 /** The example projects and the parameter each one varies. */
@@ -83,8 +84,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     for (const ex of EXAMPLES) {
       const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
       await page.goto(`${pageOrigin}/?project=${ex.project}`);
-      await page.locator('cad-configurator .cad-configurator[data-render-status="ready"]')
-        .waitFor({ timeout: 60_000 });
+      await configuratorDrawn(page);
       const change = (value: number) =>
         page.evaluate(async ([name, v]) => {
           const el = document.querySelector("cad-configurator") as HTMLElement & {

@@ -29,6 +29,7 @@ import { Logger } from "../lib/ops/logger.ts";
 import { startServer } from "../lib/app/server.ts";
 import manifest from "../manifest.gen.ts";
 import type { Benchmark, BenchResult } from "./benchmark.ts";
+import { configuratorDrawn } from "./configurator_ready.ts";
 import { percentileOfSorted } from "./stats.ts";
 import type { GearValues } from "./direct_gear.ts";
 import type { FloorJob, FloorReply } from "./floor_render_worker.ts";
@@ -333,8 +334,7 @@ async function measure(progress: (line: string) => void): Promise<SliderMeasurem
       };
       product.on("response", collect);
       await product.goto(`${pageOrigin}/?project=${ex.project}`);
-      await product.locator('cad-configurator .cad-configurator[data-render-status="ready"]')
-        .waitFor({ timeout: 60_000 });
+      await configuratorDrawn(product);
       const size = await product.evaluate(() => {
         const canvas = document.querySelector("cad-configurator")!.shadowRoot!
           .querySelector("canvas")!;
