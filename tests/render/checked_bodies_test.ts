@@ -1,10 +1,20 @@
 import assert from "node:assert/strict";
 import { publishProject } from "@/lib/hub/publish.ts";
-import { CheckedBodies } from "@/lib/render/checked_bodies.ts";
+import { CheckedBodies, type CheckedBody } from "@/lib/render/checked_bodies.ts";
 import { CURRENT_VERSION_TTL_MS } from "@/lib/render/project_templates.ts";
 import { startTestServer } from "../_helpers/server.ts";
 import { finishedDag, readProjectFixture } from "../_helpers/projects.ts";
 import { expectProblem, render, setupRender } from "./render_helpers.ts";
+
+/** What a body's checks produced, as a memo entry (its cache key names its scene). */
+const entry: CheckedBody = {
+  version: 1,
+  templateHash: "t",
+  dagHash: "h",
+  cacheKey: "k",
+  have: [],
+  python: false,
+};
 
 Deno.test("checked bodies - keys differ by project and by character; the memo is bounded in bytes", () => {
   const body = '{"dag":{}}';
@@ -13,14 +23,6 @@ Deno.test("checked bodies - keys differ by project and by character; the memo is
   assert.notEqual(a, CheckedBodies.key("shelf2", body));
   assert.notEqual(a, CheckedBodies.key("shelf", '{"dag":{} }'));
   const memo = new CheckedBodies({ maxBytes: 1200 });
-  const entry = {
-    version: 1,
-    templateHash: "t",
-    dagHash: "h",
-    cacheKey: "k",
-    have: [],
-    python: false,
-  };
   for (let i = 0; i < 10; i++) memo.set(`d${i}`, entry);
   assert.ok(memo.size <= 2, `held ${memo.size} entries of ~512 bytes in 1200`);
   assert.equal(memo.get("d9"), entry);
@@ -73,14 +75,6 @@ Deno.test("checked bodies - a remembered body is checked again when the project'
 Deno.test("checked bodies - concurrent identical bodies are checked once; a failure is not remembered", async () => {
   const memo = new CheckedBodies();
   let checks = 0;
-  const entry = {
-    version: 1,
-    templateHash: "t",
-    dagHash: "h",
-    cacheKey: "k",
-    have: [],
-    python: false,
-  };
   const slow = async () => {
     checks++;
     await new Promise((r) => setTimeout(r, 20));
@@ -98,14 +92,6 @@ Deno.test("checked bodies - concurrent identical bodies are checked once; a fail
 Deno.test("checked bodies - a body is remembered on its second sighting, so one-off bodies leave the memo alone", async () => {
   const memo = new CheckedBodies();
   let checks = 0;
-  const entry = {
-    version: 1,
-    templateHash: "t",
-    dagHash: "h",
-    cacheKey: "k",
-    have: [],
-    python: false,
-  };
   // Each body asks for its own scene (cache key).
   const check = (width: number) => () => {
     checks++;
@@ -135,14 +121,6 @@ Deno.test("checked bodies - bodies that repeat stay remembered while one-off bod
   // Room for about 20 entries; 10 repeating bodies, each seen again after 100 one-off bodies (an
   // LRU that took every body would have forgotten them by then).
   const memo = new CheckedBodies({ maxBytes: 20 * 600 });
-  const entry = {
-    version: 1,
-    templateHash: "t",
-    dagHash: "h",
-    cacheKey: "k",
-    have: [],
-    python: false,
-  };
   let checks = 0;
   const ask = async (key: string) =>
     memo.get(key) ?? await memo.check(key, () => {
