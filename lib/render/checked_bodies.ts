@@ -90,9 +90,8 @@ export class CheckedBodies {
   async check(key: string, check: () => Promise<CheckedBody>): Promise<CheckedBody> {
     const flight = this.#flight.run(key, check);
     const checked = await flight.promise;
-    if (flight.shared || this.#doorkeeper.seenBefore(checked.cacheKey)) {
-      if (!this.#memo.has(key)) this.set(key, checked);
-    }
+    const seen = flight.shared || this.#doorkeeper.seenBefore(checked.cacheKey);
+    if (seen && !this.#memo.has(key)) this.set(key, checked);
     return checked;
   }
 
