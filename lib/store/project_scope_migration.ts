@@ -56,7 +56,13 @@ async function migrateOne(kv: Deno.Kv, slug: string): Promise<"moved" | "gone" |
     const old = await kv.get<Project>(["projects", slug]);
     if (old.value === null) return "gone"; // another process moved it
     const ref = { partnerId: old.value.partnerId, slug };
-    const current = await kv.get<Project>(projectKey(ref));
+    // Both records from one snapshot: read apart, another process's move between the two reads
+    // would look like a conflict (the old record there and the new one too).
+    const [again, current] = await kv.getMany<[Project, Project]>([
+      ["projects", slug],
+      projectKey(ref),
+    ]);
+    if (again.versionstamp !== old.versionstamp) continue; // moved or changed meanwhile: look again
     if (current.value !== null) return "conflict";
     await copyVersions(kv, ref);
     const res = await kv.atomic()

@@ -211,3 +211,34 @@ Deno.test("project migration - an old record whose slug the partner already has 
     kv.close();
   }
 });
+
+Deno.test("project migration - a project another process moves right after this one read it is not a conflict", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await openKv(`${dir}/hub.kv`);
+  try {
+    await legacyPartner(kv, ["part-7"], "https://race.example");
+    await writeLegacyVersion(kv, "part-7", await example("stud-plate"));
+    // This run's first read of the old record returns, then a rival moves the project whole
+    // before this run reads anything else: the interleaving two processes hit under load.
+    let rival: Awaited<ReturnType<typeof migrateGlobalProjects>> | undefined;
+    const racing = new Proxy(kv, {
+      get(target, name) {
+        if (name !== "get") return Reflect.get(target, name).bind(target);
+        return async (key: Deno.KvKey) => {
+          const read = await target.get(key);
+          if (rival === undefined && key[0] === "projects" && key[1] === "part-7") {
+            rival = await migrateGlobalProjects(target);
+          }
+          return read;
+        };
+      },
+    });
+    const mine = await migrateGlobalProjects(racing);
+    assert.deepEqual(rival, { moved: ["part-7"], conflicts: [] });
+    assert.deepEqual(mine, { moved: [], conflicts: [] }, "moved by the rival, not a conflict");
+    assert.deepEqual(await legacyKeys(kv), []);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
