@@ -82,6 +82,8 @@ export class RenderCache {
   readonly #notices?: FlightNotices;
   readonly #evaluations?: Pick<Counter, "inc">;
   #l2Down = false;
+  /** Computed scenes whose L2 write waits for their answer to leave (`#storeSoon`), by key. */
+  readonly #storing = new Map<string, () => void>();
 
   /** Creates the cache; without `redis` only L1 exists. */
   constructor(options: RenderCacheOptions) {
@@ -175,7 +177,7 @@ export class RenderCache {
         throw err;
       }
       this.#l1.set(key, prepared);
-      this.#store(key, prepared.text, claim.held);
+      this.#storeSoon(key, prepared.text, claim.held);
       return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
@@ -249,13 +251,19 @@ export class RenderCache {
     return this.#lease?.waiting ?? 0;
   }
 
-  /** Stops the flight notices' subscription (the Redis client itself is the caller's). */
+  /**
+   * Sends the L2 writes still waiting, and stops the flight notices' subscription (the Redis
+   * client itself is the caller's).
+   */
   async close(): Promise<void> {
+    for (const store of [...this.#storing.values()]) store();
     await this.#notices?.close();
   }
 
   async #l2Get(key: string): Promise<PreparedScene | undefined> {
     if (!this.#redis) return undefined;
+    // A write of this key still waiting leaves first: this client reads its own write.
+    this.#storing.get(key)?.();
     try {
       const text = await this.#redis.get(this.#l2Key(key));
       this.#l2Up();
@@ -265,6 +273,22 @@ export class RenderCache {
       this.#l2Failed(err);
       return undefined;
     }
+  }
+
+  /**
+   * `#store`, in a task of its own, after the evaluation's answers: the SET of the scene's text,
+   * the lease's release and their replies otherwise ran on this thread between the answer and its
+   * sending, and a cold render answered about 0.4 ms later (docs/performance.md, eighteenth
+   * session). An L2 read of the key on this node, or `close`, sends a waiting write at once.
+   */
+  #storeSoon(key: string, text: string, held: HeldLease | undefined): void {
+    const store = () => {
+      clearTimeout(timer);
+      if (this.#storing.get(key) === store) this.#storing.delete(key);
+      this.#store(key, text, held);
+    };
+    const timer = setTimeout(store, 0);
+    this.#storing.set(key, store);
   }
 
   /**
