@@ -18,6 +18,7 @@ import { SingleFlight } from "../cache/single_flight.ts";
 import type { Counter } from "../ops/metrics.ts";
 import { FlightNotices } from "./flight_notices.ts";
 import { type HeldLease, RenderLease } from "./render_lease.ts";
+import { AfterAnswers } from "./after_answers.ts";
 
 /** How often each level answered and how many evaluations ran. */
 export interface RenderCacheCounts {
@@ -82,8 +83,8 @@ export class RenderCache {
   readonly #notices?: FlightNotices;
   readonly #evaluations?: Pick<Counter, "inc">;
   #l2Down = false;
-  /** Computed scenes whose L2 write waits for their answer to leave (`#storeSoon`), by key. */
-  readonly #storing = new Map<string, () => void>();
+  /** L2 writes and lease drops, sent once the answers of their task have left. */
+  readonly #afterAnswers = new AfterAnswers();
 
   /** Creates the cache; without `redis` only L1 exists. */
   constructor(options: RenderCacheOptions) {
@@ -151,7 +152,10 @@ export class RenderCache {
       if (early) early.used = true;
       const fromL2 = await (early ? early.scene : this.#l2Get(key));
       if (fromL2) {
-        if (early?.lease) this.#lease?.dropIfTaken(key, early.lease);
+        const attempted = early?.lease;
+        if (attempted) {
+          this.#afterAnswers.later(`drop ${key}`, () => this.#lease?.dropIfTaken(key, attempted));
+        }
         this.#counts.l2++;
         this.#l1.set(key, fromL2);
         return { scene: fromL2, cache: "l2" as const };
@@ -177,7 +181,7 @@ export class RenderCache {
         throw err;
       }
       this.#l1.set(key, prepared);
-      this.#storeSoon(key, prepared.text, claim.held);
+      this.#afterAnswers.later(`store ${key}`, () => this.#store(key, prepared.text, claim.held));
       return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
@@ -252,18 +256,18 @@ export class RenderCache {
   }
 
   /**
-   * Sends the L2 writes still waiting, and stops the flight notices' subscription (the Redis
-   * client itself is the caller's).
+   * Sends the L2 writes and lease drops still waiting, and stops the flight notices' subscription
+   * (the Redis client itself is the caller's).
    */
   async close(): Promise<void> {
-    for (const store of [...this.#storing.values()]) store();
+    this.#afterAnswers.flush();
     await this.#notices?.close();
   }
 
   async #l2Get(key: string): Promise<PreparedScene | undefined> {
     if (!this.#redis) return undefined;
     // A write of this key still waiting leaves first: this client reads its own write.
-    this.#storing.get(key)?.();
+    this.#afterAnswers.now(`store ${key}`);
     try {
       const text = await this.#redis.get(this.#l2Key(key));
       this.#l2Up();
@@ -276,26 +280,10 @@ export class RenderCache {
   }
 
   /**
-   * `#store`, in a task of its own, after the evaluation's answers: the SET of the scene's text,
-   * the lease's release and their replies otherwise ran on this thread between the answer and its
-   * sending, and a cold render answered about 0.4 ms later (docs/performance.md, eighteenth
-   * session). An L2 read of the key on this node, or `close`, sends a waiting write at once.
-   */
-  #storeSoon(key: string, text: string, held: HeldLease | undefined): void {
-    const store = () => {
-      clearTimeout(timer);
-      if (this.#storing.get(key) === store) this.#storing.delete(key);
-      this.#store(key, text, held);
-    };
-    const timer = setTimeout(store, 0);
-    this.#storing.set(key, store);
-  }
-
-  /**
    * Writes a computed scene to L2 and frees the lease its evaluation held, in one pipeline
-   * (`HeldLease.releaseWith`). Not awaited: the response need not wait for Redis (a failure is
-   * logged by #l2Set, and this client sends a later GET of the key after the SET, so it reads its
-   * own write).
+   * (`HeldLease.releaseWith`), in a task after the answers (`AfterAnswers`). Not awaited: the
+   * response need not wait for Redis (a failure is logged by #l2Set, and this client sends a later
+   * GET of the key after the SET, so it reads its own write).
    */
   #store(key: string, text: string, held: HeldLease | undefined): void {
     if (text.length > this.#l2Max) {

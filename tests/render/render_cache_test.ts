@@ -190,6 +190,29 @@ Deno.test("cache - the L2 write leaves after the answer, before this node's next
   });
 });
 
+Deno.test("cache - an L2 hit drops the lease it took after its answer", async () => {
+  await withRedis(async (redis, prefix) => {
+    const log = new Logger("error", () => {});
+    const lease = { maxWaitMs: 1000 };
+    const writer = new RenderCache({ redis, prefix, log, lease });
+    const reader = new RenderCache({ redis, prefix, log, lease });
+    const key = rid(16);
+    const leaseKey = `${prefix}render-lease:v1:${key}`;
+    await writer.getOrCompute(key, () => Promise.resolve(scene(8)));
+    await eventually(async () =>
+      (await redis.exists(`${prefix}render:v3:${key}`)) === 1 &&
+      (await redis.exists(leaseKey)) === 0
+    );
+    const early = reader.prefetch(key);
+    const hit = await reader.getOrCompute(key, () => Promise.reject(new Error("evaluated")), early);
+    assert.equal(hit.cache, "l2");
+    assert.equal(await redis.exists(leaseKey), 1, "the lease its read took is still held");
+    await eventually(async () => (await redis.exists(leaseKey)) === 0);
+    await writer.close();
+    await reader.close();
+  });
+});
+
 Deno.test("cache - a prefetched L2 read is used once, shared while on its way, skipped when L1 holds the key, and counted", async () => {
   await withRedis(async (redis, prefix) => {
     const log = new Logger("error", () => {});
