@@ -39,6 +39,23 @@ function meets(ratio: number, result: BenchResult): boolean {
 }
 
 /**
+ * A judged ratio as printed: two decimals, or three when two would show the target itself for a
+ * ratio that is not exactly it, so the figure shows the side the verdict is on (render-memory's
+ * 1.2024 reads "1.202 … ABOVE", not "1.20 … ABOVE").
+ *
+ * @example
+ * ```ts
+ * judgedRatioText(1.2024, 1.2); // "1.202"
+ * judgedRatioText(1.1986, 1.2); // "1.199"
+ * judgedRatioText(1.137, 1.08); // "1.14"
+ * ```
+ */
+export function judgedRatioText(ratio: number, target: number): string {
+  const short = ratio.toFixed(2);
+  return Number(short) === target && ratio !== target ? ratio.toFixed(3) : short;
+}
+
+/**
  * The report lines for one result; `letter` is its position in the full benchmark list. With a
  * floor: the absolute figures and candidate ÷ baseline on the first line, then the floor's figure,
  * floor ÷ baseline, candidate ÷ floor and the verdict on the second.
@@ -52,14 +69,17 @@ export function formatResult(letter: string, result: BenchResult): string[] {
   const head = `  (${letter}) ${result.title.padEnd(8)} ` +
     `${baseline.label} ${formatRate(baseline.value, decimals)} ${unit}   ` +
     `${candidate.label} ${formatRate(candidate.value, decimals)} ${unit}   ` +
-    `ratio ${ratioOf(result).toFixed(2)}${paired}` + (floor ? "" : ` ${verdict}`) +
+    `ratio ${
+      floor ? ratioOf(result).toFixed(2) : judgedRatioText(ratioOf(result), result.target)
+    }${paired}` + (floor ? "" : ` ${verdict}`) +
     (result.summary ? `   [${result.summary}]` : "");
   return [
     head,
     ...(floor
       ? [
         `        floor: ${floor.label} ${formatRate(floor.value, decimals)} ${unit}, floor ratio ` +
-        `${floor.ratio.toFixed(2)}; product ÷ floor ${floor.candidateRatio.toFixed(2)}${paired} ` +
+        `${floor.ratio.toFixed(2)}; product ÷ floor ` +
+        `${judgedRatioText(floor.candidateRatio, result.target)}${paired} ` +
         verdict,
       ]
       : []),
