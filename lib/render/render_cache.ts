@@ -18,7 +18,6 @@ import { SingleFlight } from "../cache/single_flight.ts";
 import type { Counter } from "../ops/metrics.ts";
 import { FlightNotices } from "./flight_notices.ts";
 import { type HeldLease, RenderLease } from "./render_lease.ts";
-import { AfterAnswers } from "./after_answers.ts";
 
 /** How often each level answered and how many evaluations ran. */
 export interface RenderCacheCounts {
@@ -83,8 +82,6 @@ export class RenderCache {
   readonly #notices?: FlightNotices;
   readonly #evaluations?: Pick<Counter, "inc">;
   #l2Down = false;
-  /** L2 writes and lease drops, sent once the answers of their task have left. */
-  readonly #afterAnswers = new AfterAnswers();
 
   /** Creates the cache; without `redis` only L1 exists. */
   constructor(options: RenderCacheOptions) {
@@ -152,10 +149,7 @@ export class RenderCache {
       if (early) early.used = true;
       const fromL2 = await (early ? early.scene : this.#l2Get(key));
       if (fromL2) {
-        const attempted = early?.lease;
-        if (attempted) {
-          this.#afterAnswers.later(`drop ${key}`, () => this.#lease?.dropIfTaken(key, attempted));
-        }
+        if (early?.lease) this.#lease?.dropIfTaken(key, early.lease);
         this.#counts.l2++;
         this.#l1.set(key, fromL2);
         return { scene: fromL2, cache: "l2" as const };
@@ -181,7 +175,7 @@ export class RenderCache {
         throw err;
       }
       this.#l1.set(key, prepared);
-      this.#afterAnswers.later(`store ${key}`, () => this.#store(key, prepared.text, claim.held));
+      this.#store(key, prepared.text, claim.held);
       return { scene: prepared, cache: "miss" as const };
     }).promise;
   }
@@ -255,19 +249,13 @@ export class RenderCache {
     return this.#lease?.waiting ?? 0;
   }
 
-  /**
-   * Sends the L2 writes and lease drops still waiting, and stops the flight notices' subscription
-   * (the Redis client itself is the caller's).
-   */
+  /** Stops the flight notices' subscription (the Redis client itself is the caller's). */
   async close(): Promise<void> {
-    this.#afterAnswers.flush();
     await this.#notices?.close();
   }
 
   async #l2Get(key: string): Promise<PreparedScene | undefined> {
     if (!this.#redis) return undefined;
-    // A write of this key still waiting leaves first: this client reads its own write.
-    this.#afterAnswers.now(`store ${key}`);
     try {
       const text = await this.#redis.get(this.#l2Key(key));
       this.#l2Up();
@@ -281,9 +269,9 @@ export class RenderCache {
 
   /**
    * Writes a computed scene to L2 and frees the lease its evaluation held, in one pipeline
-   * (`HeldLease.releaseWith`), in a task after the answers (`AfterAnswers`). Not awaited: the
-   * response need not wait for Redis (a failure is logged by #l2Set, and this client sends a later
-   * GET of the key after the SET, so it reads its own write).
+   * (`HeldLease.releaseWith`). Not awaited: the response need not wait for Redis (a failure is
+   * logged by #l2Set, and this client sends a later GET of the key after the SET, so it reads its
+   * own write).
    */
   #store(key: string, text: string, held: HeldLease | undefined): void {
     if (text.length > this.#l2Max) {
