@@ -66,20 +66,18 @@ export function formatResult(letter: string, result: BenchResult): string[] {
   const paired = result.pairedRatio === undefined ? "" : " (median of rounds)";
   const floor = result.floor;
   const verdict = `(target ${bound} ${result.target}) ${verdictOf(result)}`;
+  const judged = judgedRatioText(judgedRatioOf(result), result.target);
   const head = `  (${letter}) ${result.title.padEnd(8)} ` +
     `${baseline.label} ${formatRate(baseline.value, decimals)} ${unit}   ` +
     `${candidate.label} ${formatRate(candidate.value, decimals)} ${unit}   ` +
-    `ratio ${
-      floor ? ratioOf(result).toFixed(2) : judgedRatioText(ratioOf(result), result.target)
-    }${paired}` + (floor ? "" : ` ${verdict}`) +
+    `ratio ${floor ? ratioOf(result).toFixed(2) : judged}${paired}` + (floor ? "" : ` ${verdict}`) +
     (result.summary ? `   [${result.summary}]` : "");
   return [
     head,
     ...(floor
       ? [
         `        floor: ${floor.label} ${formatRate(floor.value, decimals)} ${unit}, floor ratio ` +
-        `${floor.ratio.toFixed(2)}; product ÷ floor ` +
-        `${judgedRatioText(floor.candidateRatio, result.target)}${paired} ` +
+        `${floor.ratio.toFixed(2)}; product ÷ floor ${judged}${paired} ` +
         verdict,
       ]
       : []),
