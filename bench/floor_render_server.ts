@@ -26,6 +26,11 @@ const KEPT_BUILDS = 64;
 export interface FloorRenderServer extends BareServer {
   /** Gear builds run so far (a single-flight burst costs one). */
   builds(): number;
+  /**
+   * Requests answered from a build that had landed before they arrived (what the kernel answers
+   * from L1): a burst with any was spread out past its one build.
+   */
+  lateAnswers(): number;
 }
 
 /** Starts the floor on an ephemeral 127.0.0.1 port, with its `workers` (default 1) warm. */
@@ -55,6 +60,7 @@ export async function startFloorRenderServer(
   );
   let nextId = 1;
   let buildCount = 0;
+  let lateCount = 0;
   const build = (values: GearValues) =>
     new Promise<string>((resolve) => {
       buildCount++;
@@ -66,22 +72,28 @@ export async function startFloorRenderServer(
     });
   /** A build's answer, and its bytes in each coding asked for so far (compressed once each). */
   type Answer = { json: string; coded: Map<string, Uint8Array<ArrayBuffer>> };
-  const answers = new Map<string, Promise<Answer>>();
+  /** A build's answer on its way, and whether it has landed. */
+  type Flight = { answer: Promise<Answer>; landed: boolean };
+  const answers = new Map<string, Flight>();
 
   const handler = async (req: Request): Promise<Response> => {
     const text = await req.text();
     const { values } = JSON.parse(text) as { values: GearValues };
     await redis.incr(options.counterKey);
-    let answer = answers.get(text);
-    if (!answer) {
-      answer = build(values).then((members) => ({
-        json: `{"cache":"miss",${members.slice(1)}`,
-        coded: new Map(),
-      }));
-      answers.set(text, answer);
+    let flight = answers.get(text);
+    if (flight?.landed) lateCount++;
+    if (!flight) {
+      const started: Flight = {
+        answer: build(values).then((members) => {
+          started.landed = true;
+          return { json: `{"cache":"miss",${members.slice(1)}`, coded: new Map() };
+        }),
+        landed: false,
+      };
+      answers.set(text, flight = started);
       if (answers.size > KEPT_BUILDS) answers.delete(answers.keys().next().value!);
     }
-    const { json, coded } = await answer;
+    const { json, coded } = await flight.answer;
     const coding = negotiateContentCoding(req.headers.get("accept-encoding"));
     if (coding === null) {
       return new Response(json, { headers: { "content-type": "application/json" } });
@@ -104,5 +116,5 @@ export async function startFloorRenderServer(
     for (const { worker } of workers) worker.terminate();
     await redis.close();
   });
-  return { ...server, builds: () => buildCount };
+  return { ...server, builds: () => buildCount, lateAnswers: () => lateCount };
 }

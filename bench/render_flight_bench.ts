@@ -15,12 +15,29 @@ import { gearValuesFor, WARM_RENDERS, warmGearValues } from "./direct_gear.ts";
 import { BurstClient } from "./burst_client.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, startRenderBenchServer } from "./render_fixture.ts";
-import { rotateRounds } from "./rounds.ts";
+import { rotateRounds, type RoundRedo } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 const CONCURRENT = 32;
 const ROUNDS = 15;
 const TARGET = 1.15;
+/**
+ * Rounds run again, in all, because a burst was spread out: some of its requests reached the
+ * server after its one evaluation had landed and were answered from L1 (the floor: from the
+ * landed build), so the round did not measure 32 requests sharing one evaluation. On 2 shared
+ * CPUs a descheduled client does this now and then (one burst over 78 ms, 26 of 32 from L1).
+ */
+const MAX_REDOS = 5;
+
+/** One burst's figures: wall time, evaluations (builds), and why it is unfit, if it is. */
+interface BurstFigure {
+  ms: number;
+  evaluations: number;
+  /** Set when some requests came after the evaluation landed. */
+  late?: string;
+  /** Records the burst's problems when the round is kept. */
+  check(): void;
+}
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
   const kernel = await startRenderBenchServer("spur-gear");
@@ -52,7 +69,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
     }
     // Values disjoint from render-cold's and between the bursts of a round.
     let next = 500;
-    const timed = async (n: number) => {
+    const timed = async (n: number): Promise<BurstFigure> => {
       const dag = kernel.example.finish({ ...gearValuesFor(next++) });
       const before = cache.counts().evaluations;
       const { ms, caches, sampleError } = await client.send({
@@ -65,12 +82,17 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       const evaluations = cache.counts().evaluations - before;
       const misses = caches.filter((c) => c === "miss").length;
       if (evaluations !== 1) problems.push(`${n} renders cost ${evaluations} evaluations`);
-      if (misses !== n) problems.push(`${n} renders: ${misses} answered "miss" (want all)`);
-      return { ms, evaluations };
+      // Answers from L1 after the one evaluation: the burst was spread out (see `spread`).
+      const late = misses === n || evaluations !== 1 ? undefined : `${n - misses} of ${n} from L1`;
+      const check = () => {
+        if (misses !== n) problems.push(`${n} renders: ${misses} answered "miss" (want all)`);
+      };
+      return { ms, evaluations, late, check };
     };
-    const floorTimed = async (n: number) => {
+    const floorTimed = async (n: number): Promise<BurstFigure> => {
       const values = gearValuesFor(next++);
       const before = floor.builds();
+      const lateBefore = floor.lateAnswers();
       const { ms, caches, sampleError } = await client.send({
         url: floor.url,
         headers: kernel.target.headers,
@@ -79,20 +101,37 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       });
       if (sampleError) problems.push(`a floor render failed: ${sampleError}`);
       const builds = floor.builds() - before;
+      const lateAnswers = floor.lateAnswers() - lateBefore;
       if (builds !== 1 || caches.length !== n) {
         problems.push(`floor: ${n} renders cost ${builds} builds, ${caches.length} answered`);
       }
-      return { ms, evaluations: builds };
+      const late = lateAnswers === 0 ? undefined : `floor ${lateAnswers} of ${n} after the build`;
+      const check = () => {
+        if (lateAnswers > 0) problems.push(`floor: ${lateAnswers} of ${n} came after the build`);
+      };
+      return { ms, evaluations: builds, late, check };
+    };
+    const spread: RoundRedo<BurstFigure> = {
+      reason: (figures) => {
+        const late = figures.flatMap((x) => x.late ?? []);
+        return late.length > 0 ? late.join("; ") : undefined;
+      },
+      max: MAX_REDOS,
+      redone: [],
     };
     const [one, burst, floorOne, floorBurst] = await rotateRounds(
       ROUNDS,
       [() => timed(1), () => timed(CONCURRENT), () => floorTimed(1), () => floorTimed(CONCURRENT)],
-      (r, [b, c, fb, fc]) =>
+      (r, figures) => {
+        for (const x of figures) x.check();
+        const [b, c, fb, fc] = figures;
         progress(
           `render-flight round ${r}: one ${b.ms.toFixed(1)} ms, ${CONCURRENT} concurrent ` +
             `${c.ms.toFixed(1)} ms (${c.evaluations} evaluation); floor ${fb.ms.toFixed(1)} / ` +
             `${fc.ms.toFixed(1)} ms`,
-        ),
+        );
+      },
+      spread,
     );
     const figures = { baseline: one, candidate: burst };
     const evaluations = figures.candidate.map((x) => x.evaluations);
@@ -127,6 +166,9 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         `${CONCURRENT} ms: ${figures.candidate.map((x) => x.ms.toFixed(1)).join(" ")}`,
         `floor one ms: ${floorOne.map((x) => x.ms.toFixed(1)).join(" ")}`,
         `floor ${CONCURRENT} ms: ${floorBurst.map((x) => x.ms.toFixed(1)).join(" ")}`,
+        spread.redone.length === 0
+          ? "no round redone (every burst overlapped its one evaluation)"
+          : `rounds redone, a burst spread past its evaluation: ${spread.redone.join(" | ")}`,
       ],
       problems,
     };
