@@ -2,10 +2,10 @@
  * The render floor: what any kernel-api that follows the issue's architecture must at least do for
  * a cold render, and nothing more — read the request, spend one budget unit in Redis (one INCR)
  * before evaluating, evaluate off the request thread (one worker building the gear directly with
- * manifold-3d), encode the mesh in the kernel's wire format, and answer — compressed in the coding
- * the request accepts, as the kernel compresses its answers (lib/http/content_coding.ts, the same
- * `dynamic` effort, on the request thread, once per build and coding); concurrent identical
- * requests share one build (single flight). With `workers` > 1 (render-capacity) each build goes to
+ * manifold-3d), encode the mesh in the kernel's wire format, and answer — compressed as the
+ * kernel compresses a miss, with its coder (lib/render/coded_prefix.ts): gzip when the request
+ * takes gzip, else the coding it prefers, on the request thread, once per build and coding;
+ * concurrent identical requests share one build (single flight). With `workers` > 1 (render-capacity) each build goes to
  * the worker with the fewest builds in hand, as the kernel's pool hands them out. No token, origin,
  * template or schema checks, no DAG walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
  * the real kernel-api, so a target this floor misses is the machine's, not the product's.
@@ -17,7 +17,8 @@ import { createClient } from "redis";
 import type { GearValues } from "./direct_gear.ts";
 import type { FloorJob, FloorReply } from "./floor_render_worker.ts";
 import { type BareServer, serveBare } from "./bare_server.ts";
-import { compressSync, negotiateContentCoding } from "../lib/http/content_coding.ts";
+import { acceptedCodings } from "../lib/http/content_coding.ts";
+import { CodedPrefix } from "../lib/render/coded_prefix.ts";
 
 /** Builds kept for identical requests that arrive after their flight landed. */
 const KEPT_BUILDS = 64;
@@ -94,13 +95,14 @@ export async function startFloorRenderServer(
       if (answers.size > KEPT_BUILDS) answers.delete(answers.keys().next().value!);
     }
     const { json, coded } = await flight.answer;
-    const coding = negotiateContentCoding(req.headers.get("accept-encoding"));
+    const accepted = acceptedCodings(req.headers.get("accept-encoding"));
+    const coding = accepted.includes("gzip") ? "gzip" : accepted[0] ?? null;
     if (coding === null) {
       return new Response(json, { headers: { "content-type": "application/json" } });
     }
     let bytes = coded.get(coding);
     if (!bytes) {
-      bytes = compressSync(new TextEncoder().encode(json), coding, "dynamic");
+      bytes = CodedPrefix.compress(new TextEncoder().encode(json), coding).finish("");
       coded.set(coding, bytes);
     }
     return new Response(bytes, {

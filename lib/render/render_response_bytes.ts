@@ -10,12 +10,14 @@
  * A request whose `have` names meshes of the scene gets those meshes cut out and listed in
  * `omitted` (its body is then built, and compressed, for that request alone).
  *
- * In the binary form, what is compressed on a request's path is compressed in gzip when the
- * client takes it, even if it prefers brotli: on meshopt-coded bytes gzip -9 comes within about 1 %
- * of brotli's fast qualities either way and takes half the time per call on the server (brotli
- * sets up larger state); brotli is sent once its dense coding, made off the request path, is
- * ready. The JSON form keeps brotli: its instance transforms are text, where brotli is up to 30 %
- * smaller (docs/api.md, compression).
+ * In either form, what is compressed on a request's path is compressed in gzip when the client
+ * takes it, even if it prefers brotli; brotli is sent once its dense coding, made off the request
+ * path, is ready (docs/api.md, compression). On the examples' first answers gzip -9 comes within
+ * about 2 % of brotli's fast quality (a JSON answer with long instance lists as text loses more),
+ * takes half the time per call or less, and frees its state when the call ends: the native state
+ * of a `node:zlib` brotli encoder in Deno is freed only when V8 collects its wrapper, so brotli on
+ * the request path held memory per miss until a major GC (render-memory 1.20–1.23 against
+ * 1.12–1.13; docs/performance.md).
  */
 import type { BinaryMesh, CacheLevel, WirePart, WireScene } from "../dag/render_response.ts";
 import {
@@ -253,10 +255,10 @@ export class PreparedScene {
 
   /**
    * The whole response body in `form`, compressed in the client's preferred `coding` (null:
-   * identity) or, in the binary form when it prefers brotli and `gzipAccepted`, in gzip until a
-   * dense brotli prefix is ready (the body's `coding` says which): the scene, the meshes the client
-   * does not hold (`have`), then `omitted` and `head`'s members. With nothing omitted, the bytes
-   * before the per-request members are compressed once per form and coding and reused.
+   * identity) or, when it prefers brotli and `gzipAccepted`, in gzip until a dense brotli prefix
+   * is ready (the body's `coding` says which): the scene, the meshes the client does not hold
+   * (`have`), then `omitted` and `head`'s members. With nothing omitted, the bytes before the
+   * per-request members are compressed once per form and coding and reused.
    *
    * @example
    * ```ts
@@ -271,8 +273,6 @@ export class PreparedScene {
     coding: ContentCoding | null = null,
     gzipAccepted = false,
   ): PreparedBody {
-    // See the module comment: gzip on the request path, for the binary form only.
-    const gzipFirst = gzipAccepted && form === "binary";
     const held = have.length === 0 ? undefined : new Set(have);
     const omitted = held ? this.#meshes.filter((m) => held.has(m.hash)) : [];
     const fixed = this.#fixedMembers(head);
@@ -287,7 +287,7 @@ export class PreparedScene {
       }
       const members = open + scene + ",";
       const fromCache = head.cache !== "miss";
-      const chosen = gzipFirst
+      const chosen = gzipAccepted
         ? this.#prefixCoding(form, coding, members, fixed, fromCache)
         : coding;
       const coded = this.#codedPrefix(form, chosen, members, fixed, fromCache);
@@ -301,7 +301,7 @@ export class PreparedScene {
       : concat(binaryPrefix(this.#parts, this.#sceneRest, kept).bytes, "{" + members + "}");
     if (coding === null) return { body, coding };
     const bytes = typeof body === "string" ? encoder.encode(body) : body;
-    const chosen = gzipFirst ? "gzip" : coding;
+    const chosen = gzipAccepted ? "gzip" : coding;
     return { body: compressSync(bytes, chosen, "dynamic"), coding: chosen };
   }
 

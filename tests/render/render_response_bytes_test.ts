@@ -259,46 +259,46 @@ Deno.test("response bytes - an upgraded brotli prefix finishes with any tail", a
   }
 });
 
-Deno.test("response bytes - binary form: a client that takes gzip gets it until the dense brotli prefix is ready", async () => {
-  const scene = await studPlate();
-  const prepared = PreparedScene.fromScene(scene);
-  const miss = { ...HEAD, cache: "miss" as const, remaining: 7 };
-  const hit = { ...miss, cache: "l1" as const };
-  const identityOf = (head: ResponseHead) =>
-    bytesOf(prepared.response(head, [], "binary", null).body);
-  // The miss and the answers of its own flight: gzip, and no dense coding started.
-  for (let i = 0; i < 3; i++) {
-    const answer = prepared.response(miss, [], "binary", "br", true);
-    assert.equal(answer.coding, "gzip");
-    assert.deepEqual(decompress(bytesOf(answer.body), "gzip"), identityOf(miss));
-  }
-  assert.equal(prepared.upgradesStarted, 0);
-  // Asked again from the cache: still gzip, while the dense brotli prefix is made off the path.
-  const first = prepared.response(hit, [], "binary", "br", true);
-  assert.equal(first.coding, "gzip");
-  assert.equal(prepared.upgradesStarted, 1);
-  let later = first;
-  for (let i = 0; i < 200 && later.coding !== "br"; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    later = prepared.response(hit, [], "binary", "br", true);
-  }
-  assert.equal(later.coding, "br");
-  assert.deepEqual(decompress(bytesOf(later.body), "br"), identityOf(hit));
-  assert.equal(prepared.upgradesStarted, 1);
-  // A client that takes only brotli gets the dense prefix too; one that prefers gzip gets gzip.
-  assert.equal(prepared.response(hit, [], "binary", "br").coding, "br");
-  assert.equal(prepared.response(hit, [], "binary", "gzip", true).coding, "gzip");
-  // The JSON form keeps brotli (its instance transforms are text).
-  assert.equal(prepared.response(miss, [], "json", "br", true).coding, "br");
-  // A body built for one request (meshes omitted) is compressed in gzip when the client takes it.
-  const [plate] = prepared.meshHashes;
-  const trimmed = prepared.response(hit, [plate], "binary", "br", true);
-  assert.equal(trimmed.coding, "gzip");
-  assert.deepEqual(
-    decompress(bytesOf(trimmed.body), "gzip"),
-    bytesOf(prepared.response(hit, [plate], "binary", null).body),
-  );
-});
+for (const form of ["binary", "json"] as const) {
+  Deno.test(`response bytes - ${form} form: a client that takes gzip gets it until the dense brotli prefix is ready`, async () => {
+    const scene = await studPlate();
+    const prepared = PreparedScene.fromScene(scene);
+    const miss = { ...HEAD, cache: "miss" as const, remaining: 7 };
+    const hit = { ...miss, cache: "l1" as const };
+    const identityOf = (head: ResponseHead) =>
+      bytesOf(prepared.response(head, [], form, null).body);
+    // The miss and the answers of its own flight: gzip, and no dense coding started.
+    for (let i = 0; i < 3; i++) {
+      const answer = prepared.response(miss, [], form, "br", true);
+      assert.equal(answer.coding, "gzip");
+      assert.deepEqual(decompress(bytesOf(answer.body), "gzip"), identityOf(miss));
+    }
+    assert.equal(prepared.upgradesStarted, 0);
+    // Asked again from the cache: still gzip, while the dense brotli prefix is made off the path.
+    const first = prepared.response(hit, [], form, "br", true);
+    assert.equal(first.coding, "gzip");
+    assert.equal(prepared.upgradesStarted, 1);
+    let later = first;
+    for (let i = 0; i < 200 && later.coding !== "br"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      later = prepared.response(hit, [], form, "br", true);
+    }
+    assert.equal(later.coding, "br");
+    assert.deepEqual(decompress(bytesOf(later.body), "br"), identityOf(hit));
+    assert.equal(prepared.upgradesStarted, 1);
+    // A client that takes only brotli gets the dense prefix too; one that prefers gzip gets gzip.
+    assert.equal(prepared.response(hit, [], form, "br").coding, "br");
+    assert.equal(prepared.response(hit, [], form, "gzip", true).coding, "gzip");
+    // A body built for one request (meshes omitted) is compressed in gzip when the client takes it.
+    const [plate] = prepared.meshHashes;
+    const trimmed = prepared.response(hit, [plate], form, "br", true);
+    assert.equal(trimmed.coding, "gzip");
+    assert.deepEqual(
+      decompress(bytesOf(trimmed.body), "gzip"),
+      bytesOf(prepared.response(hit, [plate], form, null).body),
+    );
+  });
+}
 
 Deno.test("response bytes - a client that takes only brotli gets a fast prefix while the dense one is made", async () => {
   const prepared = PreparedScene.fromScene(await studPlate());
