@@ -5,10 +5,11 @@
  * manifold-3d), encode the mesh in the kernel's wire format, and answer — compressed as the
  * kernel compresses a miss, with its coder (lib/render/coded_prefix.ts): gzip when the request
  * takes gzip, else the coding it prefers, on the request thread, once per build and coding;
- * concurrent identical requests share one build (single flight). With `workers` > 1 (render-capacity) each build goes to
- * the worker with the fewest builds in hand, as the kernel's pool hands them out. No token, origin,
- * template or schema checks, no DAG walk, no cache lookups, no logging or metrics. render-cold and render-flight measure it next to
- * the real kernel-api, so a target this floor misses is the machine's, not the product's.
+ * concurrent identical requests share one build (single flight). With `workers` > 1
+ * (render-capacity) each build goes to the worker with the fewest builds in hand, as the kernel's
+ * pool hands them out. No token, origin, template or schema checks, no DAG walk, no cache lookups,
+ * no logging or metrics. render-cold and render-flight measure it next to the real kernel-api, so a
+ * target this floor misses is the machine's, not the product's.
  *
  * Requests: POST `{values, dag}` (`values` the gear's parameters; `dag` is ignored and only makes
  * the request as large as a real render request).

@@ -17,7 +17,7 @@
  * takes half the time per call or less, and frees its state when the call ends: the native state
  * of a `node:zlib` brotli encoder in Deno is freed only when V8 collects its wrapper, so brotli on
  * the request path held memory per miss until a major GC (render-memory 1.20–1.23 against
- * 1.12–1.13; docs/performance.md).
+ * 1.12–1.14; docs/performance.md).
  */
 import type { BinaryMesh, CacheLevel, WirePart, WireScene } from "../dag/render_response.ts";
 import {
