@@ -14,10 +14,10 @@
  * takes it, even if it prefers brotli; brotli is sent once its dense coding, made off the request
  * path, is ready (docs/api.md, compression). On the examples' first answers gzip -9 comes within
  * about 2 % of brotli's fast quality (a JSON answer with long instance lists as text loses more),
- * takes half the time per call or less, and frees its state when the call ends: the native state
- * of a `node:zlib` brotli encoder in Deno is freed only when V8 collects its wrapper, so brotli on
- * the request path held memory per miss until a major GC (render-memory 1.20–1.23 against
- * 1.12–1.14; docs/performance.md).
+ * takes less time per call (0.5–0.85× on most), and frees its state when the call ends: the
+ * native state of a `node:zlib` brotli encoder in Deno is freed only when V8 collects its wrapper,
+ * so brotli on the request path held memory per miss until a major GC (render-memory 1.20–1.23
+ * against 1.12–1.14; docs/performance.md).
  */
 import type { BinaryMesh, CacheLevel, WirePart, WireScene } from "../dag/render_response.ts";
 import {
