@@ -55,9 +55,9 @@ function rawPost(
   });
 }
 
-/** Whether a raw answer's `Content-Encoding` is `coding`. */
-function codedAs(raw: { headers: [string, string][] }, coding: string): boolean {
-  return raw.headers.some(([name, value]) => name === "content-encoding" && value === coding);
+/** A raw answer's `Content-Encoding`, if it has one. */
+function encodingOf(raw: { headers: [string, string][] }): string | undefined {
+  return raw.headers.find(([name]) => name === "content-encoding")?.[1];
 }
 
 async function run(progress: (line: string) => void): Promise<BenchResult> {
@@ -87,19 +87,19 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         body,
       );
     let raw = await rawHit();
-    for (let i = 0; i < 200 && raw.status === 200 && !codedAs(raw, "br"); i++) {
+    for (let i = 0; i < 200 && raw.status === 200 && encodingOf(raw) !== "br"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       raw = await rawHit();
     }
     if (raw.status !== 200) throw new Error(`the raw hit answered ${raw.status}`);
-    if (!codedAs(raw, "br")) throw new Error("the kernel's hits never came in brotli");
+    const coding = encodingOf(raw);
+    if (coding !== "br") throw new Error("the kernel's hits never came in brotli");
     const bytes = raw.bytes;
-    const coding = raw.headers.find(([name]) => name === "content-encoding");
     bare = await startBareRenderServer({
       redisUrl: BENCH_REDIS_URL,
       counterKey: `${kernel.prefix}bare:renders`,
       body: bytes,
-      ...(coding ? { contentEncoding: coding[1] } : {}),
+      contentEncoding: coding,
     });
     floor = await startBareRenderServer({
       redisUrl: BENCH_REDIS_URL,
@@ -146,7 +146,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       },
       target: TARGET,
       summary: `${EXAMPLE}, ${bytes.byteLength} B responses` +
-        `${coding ? ` (${coding[1]}; ${hitText.length} chars decoded)` : ""}, c=${CONCURRENCY}, ` +
+        ` (${coding}; ${hitText.length} chars decoded), c=${CONCURRENCY}, ` +
         `${DURATION_SECONDS} s × ${ROUNDS} rounds, ${latencyMedians(rounds)} (bare/kernel)`,
       details: [
         ...cpuLines(
