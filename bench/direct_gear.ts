@@ -101,14 +101,18 @@ export function gearValuesFor(i: number): GearValues {
  */
 export const WARM_RENDERS = 100;
 
-/** Small valid gear values for warm-up render `i` (below 1,725); no round uses them (module 1). */
+/**
+ * Small valid gear values for warm-up render `i` (below 1,725); no round uses them (module 1).
+ * Like every round's gear they have a hub that no bound limits, so the warm-up runs the code the
+ * rounds run: the same DAG branch (the hub's union), ops and effective-value checks.
+ */
 export function warmGearValues(i: number): GearValues {
   return {
     teeth: 12 + Math.floor(i / 25),
     module: 1,
     thickness: 3 + (i % 25),
-    hubDiameter: 10,
-    hubHeight: 0,
+    hubDiameter: 8,
+    hubHeight: 6,
     boreDiameter: 3,
   };
 }

@@ -21,7 +21,7 @@ import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { defaultPoolSize } from "../lib/kernel/worker_pool.ts";
 import { BurstClient } from "./burst_client.ts";
 import { DirectBuilders } from "./direct_builds.ts";
-import { type GearValues, WARM_RENDERS, warmGearValues } from "./direct_gear.ts";
+import { type GearValues, warmGearValues } from "./direct_gear.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, mintRenderHeaders, startRenderBenchServer } from "./render_fixture.ts";
 import { rotateRounds } from "./rounds.ts";
@@ -32,6 +32,15 @@ const CLIENTS = 32;
 const RENDERS_PER_CLIENT = 4;
 const ROUNDS = 7;
 const TARGET = 0.85;
+/**
+ * Renders each side takes before the rounds, from all the clients (8 bursts' worth; the other
+ * render benches take 100). The product runs far more JavaScript per render than the floor, in
+ * its main thread and in each pool worker, and after 100 V8 was still optimizing it through the
+ * rounds: its helper threads spent 0.54–0.66 ms per render (0.26–0.33 after 1,024), and its main
+ * thread took 1.7 ms per render in the first burst and 1.2–1.3 from about the 1,000th on
+ * (docs/performance.md, twentieth session). A kernel-api in service is past that.
+ */
+const CAPACITY_WARM_RENDERS = 1024;
 
 /** Distinct valid gear values for render `i` of the bench (teeth, face width and bore vary). */
 function capacityValues(i: number): GearValues {
@@ -74,7 +83,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
       JSON.stringify({ values, dag: kernel.example.finish({ ...values }) });
     const problems: string[] = [];
     // Warm every side (worker start, JIT) with values no round uses, from all the clients.
-    const warm = Array.from({ length: WARM_RENDERS }, (_, i) => warmGearValues(i));
+    const warm = Array.from({ length: CAPACITY_WARM_RENDERS }, (_, i) => warmGearValues(i));
     const warmClients = (body: (values: GearValues) => string) =>
       headers.map((h, c) => ({
         headers: h,
