@@ -128,10 +128,26 @@ export class CodedAsset {
 
   /**
    * The representation to send for `acceptEncoding`: the preferred coding when it is ready (or
-   * gzip, which is awaited), gzip while brotli is still being made, else identity.
+   * gzip, which is awaited), gzip while brotli is still being made, else identity. When
+   * `ifNoneMatch` names the validator of a coding the client accepts and this asset holds (the
+   * gzip it got while brotli was being made), that one is selected, so its copy revalidates
+   * (a 304) instead of being sent again in the coding it prefers.
    */
-  async representation(acceptEncoding: string | null): Promise<Representation> {
+  async representation(
+    acceptEncoding: string | null,
+    ifNoneMatch: string | null = null,
+  ): Promise<Representation> {
     if (!this.compressible) return { coding: null, body: this.bytes };
+    if (ifNoneMatch && ifNoneMatch.trim() !== "*") {
+      for (const [coding, body] of this.#ready) {
+        if (
+          negotiateContentCoding(acceptEncoding, [coding]) !== null &&
+          ifNoneMatchHits(ifNoneMatch, codedEtag(this.etag, coding))
+        ) {
+          return this.#of(coding, body);
+        }
+      }
+    }
     const best = negotiateContentCoding(acceptEncoding);
     if (best === null) return { coding: null, body: this.bytes };
     const ready = this.#ready.get(best);
@@ -166,7 +182,7 @@ export async function assetResponse(
   request: AssetRequest,
   serving: AssetServing,
 ): Promise<Response> {
-  const { coding, body } = await asset.representation(request.acceptEncoding);
+  const { coding, body } = await asset.representation(request.acceptEncoding, request.ifNoneMatch);
   const etag = codedEtag(asset.etag, coding);
   const headers = new Headers(serving.headers);
   headers.set("content-type", asset.type);

@@ -91,6 +91,45 @@ Deno.test("coded asset - the response: headers, 304 on the coded ETag, HEAD", as
   await plain.body?.cancel();
 });
 
+Deno.test("coded asset - a copy in another accepted coding it holds revalidates: a 304, not the preferred coding again", async () => {
+  const asset = await CodedAsset.of(SOURCE, JS);
+  const serving = { cacheControl: "public, max-age=60" };
+  const request = (headers: Record<string, string>) =>
+    assetRequest(new Request("http://x/a.js", { headers }));
+  const chromium = "gzip, deflate, br, zstd";
+  const first = await assetResponse(asset, request({ "accept-encoding": chromium }), serving);
+  assert.equal(first.headers.get("content-encoding"), "gzip", "brotli is still being made");
+  await first.body?.cancel();
+  const gzipTag = first.headers.get("etag")!;
+  await asset.coded("br");
+  const again = await assetResponse(
+    asset,
+    request({ "accept-encoding": chromium, "if-none-match": gzipTag }),
+    serving,
+  );
+  assert.equal(again.status, 304, "the gzip copy the client holds is still good");
+  assert.equal(again.headers.get("etag"), gzipTag);
+  const fresh = await assetResponse(asset, request({ "accept-encoding": chromium }), serving);
+  assert.equal(fresh.headers.get("content-encoding"), "br", "without a copy: the preferred coding");
+  await fresh.body?.cancel();
+  const brOnly = await assetResponse(
+    asset,
+    request({ "accept-encoding": "br", "if-none-match": gzipTag }),
+    serving,
+  );
+  assert.equal(brOnly.status, 200, "a client that no longer takes gzip gets its coding");
+  assert.equal(brOnly.headers.get("content-encoding"), "br");
+  await brOnly.body?.cancel();
+  const unknown = await assetResponse(
+    asset,
+    request({ "accept-encoding": chromium, "if-none-match": '"not-this-one-gz"' }),
+    serving,
+  );
+  assert.equal(unknown.status, 200);
+  assert.equal(unknown.headers.get("content-encoding"), "br");
+  await unknown.body?.cancel();
+});
+
 Deno.test("coded asset - the cache loads once per version and forgets a failed load", async () => {
   const key = `test:${crypto.randomUUID()}`;
   let loads = 0;
