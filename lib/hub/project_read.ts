@@ -8,7 +8,6 @@
  */
 import { AppError } from "../http/problem.ts";
 import { getProject, type Project, resolveSlug } from "../store/projects.ts";
-import { getProjectVersion, type ProjectVersion } from "../store/project_versions.ts";
 import { getSdkKey, type SdkKeyRecord } from "../store/sdk_keys.ts";
 import { isWellFormedKeyId } from "./partner_key.ts";
 
@@ -26,41 +25,36 @@ export interface KeyLookup {
 }
 
 /**
- * The published project `slug` of the partner the scope names, and its current version (or
- * `version`). Throws `AppError`: `validation_failed` (both scopes), `unknown_key`, `key_revoked`,
- * `project_ambiguous`, `unknown_project_version`.
+ * The project `slug` of the partner the scope names (or the one partner's, by slug alone, among
+ * published projects). Its version is the caller's to read: `currentVersion` is absent until the
+ * first publish. Throws `AppError`: `validation_failed` (both scopes), `unknown_key`,
+ * `key_revoked`, `project_ambiguous`, `unknown_project_version` (no such project).
  *
  * @example
  * ```ts
- * const { project, published } = await readPublishedProject(kv, "spur-gear", { key: keyId });
+ * const project = await findScopedProject(kv, "spur-gear", { key: keyId });
  * ```
  */
-export async function readPublishedProject(
+export async function findScopedProject(
   kv: Deno.Kv,
   slug: string,
   scope: ProjectScope,
-  options: { version?: number; keys?: KeyLookup } = {},
-): Promise<{ project: Project; published: ProjectVersion }> {
+  keys?: KeyLookup,
+): Promise<Project> {
   if (scope.key !== undefined && scope.partner !== undefined) {
     throw new AppError("validation_failed", "Name the partner by `key` or by `partner`, not both.");
   }
   let project: Project | null;
   if (scope.key !== undefined) {
-    const key = await partnerKey(scope.key, options.keys ?? { get: (id) => getSdkKey(kv, id) });
+    const key = await partnerKey(scope.key, keys ?? { get: (id) => getSdkKey(kv, id) });
     project = await getProject(kv, { partnerId: key.partnerId, slug });
   } else if (scope.partner !== undefined) {
     project = await getProject(kv, { partnerId: scope.partner, slug });
   } else {
     project = await resolveSlug(kv, slug, { published: true });
   }
-  const published = project ? await getProjectVersion(kv, project, options.version) : null;
-  if (!project || !published) {
-    throw new AppError(
-      "unknown_project_version",
-      `No published project "${slug}"${options.version ? ` version ${options.version}` : ""}.`,
-    );
-  }
-  return { project, published };
+  if (!project) throw new AppError("unknown_project_version", `No published project "${slug}".`);
+  return project;
 }
 
 async function partnerKey(keyId: string, keys: KeyLookup): Promise<SdkKeyRecord> {

@@ -48,8 +48,10 @@ Deno.test("http - compressed answers: every kind of text answer, on the wire", a
 
     const kinds: Kind[] = [
       {
-        name: "API JSON (a project)",
+        // A published version's document is a coded asset (lib/hub/project_document.ts).
+        name: "API JSON (a project document)",
         path: `/api/v1/projects/${fx.project}?partner=${fx.partnerId}`,
+        asset: true,
       },
       { name: "a problem", path: `/no-such-page/${"x".repeat(1200)}` },
       { name: "the OpenAPI document", path: "/openapi.json" },

@@ -5,7 +5,8 @@
  * partner; without either, the slug alone must name one published project (docs/api.md).
  */
 import { AppError } from "@/lib/http/problem.ts";
-import { readPublishedProject } from "@/lib/hub/project_read.ts";
+import { assetRequest } from "@/lib/http/coded_asset.ts";
+import { projectDocumentResponse } from "@/lib/hub/project_document.ts";
 import type { Handlers } from "@/lib/app/context.ts";
 
 export const handler: Handlers = {
@@ -16,7 +17,6 @@ export const handler: Handlers = {
       const url = new URL(ctx.req.url);
       return await reads.read(url.pathname + url.search, ctx.req.header("if-none-match"));
     }
-    const slug = ctx.req.param("slug") ?? "";
     const versionParam = ctx.req.query("version");
     let version: number | undefined;
     if (versionParam !== undefined) {
@@ -26,30 +26,12 @@ export const handler: Handlers = {
       }
     }
     const { kv, hub } = ctx.var.deps;
-    const { project, published } = await readPublishedProject(kv, slug, {
-      key: ctx.req.query("key"),
-      partner: ctx.req.query("partner"),
-    }, { version, keys: hub?.keys });
-    const etag = `"${published.etag.slice(0, 32)}-${published.version}"`;
-    const headers = {
-      etag,
-      // A named version never changes; "current" may move on a publish.
-      "cache-control": version ? "public, max-age=31536000, immutable" : "public, max-age=60",
-      "access-control-allow-origin": "*",
-      "access-control-expose-headers": "etag",
-    };
-    if (ctx.req.header("if-none-match") === etag) {
-      return new Response(null, { status: 304, headers });
-    }
-    return Response.json({
-      slug,
-      title: project.title,
-      version: published.version,
-      mode: published.mode,
-      template: published.template,
-      schema: published.schema,
-      // A python-mode version ships its design for the in-browser runtime (docs/design.md).
-      ...(published.mode === "python" ? { source: published.source } : {}),
-    }, { headers });
+    return await projectDocumentResponse(kv, {
+      slug: ctx.req.param("slug") ?? "",
+      scope: { key: ctx.req.query("key"), partner: ctx.req.query("partner") },
+      version,
+      keys: hub?.keys,
+      asset: assetRequest(ctx.req.raw),
+    });
   },
 };
