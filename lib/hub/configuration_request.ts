@@ -7,7 +7,7 @@
 import { AppError } from "../http/problem.ts";
 import { validateParameterSchema } from "../dag/parameter_schema.ts";
 import type { Dag } from "../dag/dag_types.ts";
-import { getProjectVersion } from "../store/project_versions.ts";
+import { publishedVersion } from "./published_versions.ts";
 import { getSdkKey } from "../store/sdk_keys.ts";
 import { exportFormatsOf } from "../dag/export_format.ts";
 import type { SessionClaims } from "../token/claims.ts";
@@ -83,11 +83,11 @@ export async function signConfigurationRequest(
     );
   }
   const body = validate(ConfigurationBody, input.body);
-  const version = await getProjectVersion(
+  const version = (await publishedVersion(
     deps.kv,
     { partnerId: claims.partner, slug: claims.project },
     body.version,
-  );
+  ))?.version;
   if (!version) {
     throw new AppError(
       "unknown_project_version",

@@ -20,9 +20,8 @@ import { originAllowed } from "../http/origin.ts";
 import { validate } from "../http/validate.ts";
 import { z } from "zod";
 import { isWellFormedKeyId } from "./partner_key.ts";
-import { getProject } from "../store/projects.ts";
-import { getProjectVersion } from "../store/project_versions.ts";
-import { type ParameterSchema, validateParameterSchema } from "../dag/parameter_schema.ts";
+import type { ParameterSchema } from "../dag/parameter_schema.ts";
+import { publishedVersion, versionSchema } from "./published_versions.ts";
 import type { SdkKeyRecord } from "../store/sdk_keys.ts";
 import { issue, loadActiveKey, type MintDeps, type MintResult, recordMintFailure } from "./mint.ts";
 
@@ -136,15 +135,13 @@ export async function configuratorPageCheck(
     );
   }
   // The key's partner's project: slugs are unique per partner only.
-  const ref = { partnerId: key.partnerId, slug: project };
-  const version = await getProjectVersion(kv, ref);
-  if (!version) {
+  const published = await publishedVersion(kv, { partnerId: key.partnerId, slug: project });
+  if (!published) {
     throw new AppError("unknown_project_version", `No project "${project}" is published.`);
   }
-  const info = await getProject(kv, ref);
   return {
-    title: info?.title ?? project,
+    title: published.project.title,
     allowedOrigins: [...key.allowedOrigins],
-    schema: version.mode === "template" ? validateParameterSchema(version.schema) : null,
+    schema: versionSchema(published.version),
   };
 }

@@ -7,8 +7,8 @@
 import type { ParameterSchema } from "../dag/parameter_schema.ts";
 import { originAllowed } from "../http/origin.ts";
 import { toAppError } from "../http/problem.ts";
-import { getProject } from "../store/projects.ts";
-import { getProjectVersion, type ProjectMode } from "../store/project_versions.ts";
+import type { ProjectMode } from "../store/project_versions.ts";
+import { publishedVersion } from "./published_versions.ts";
 import { getSdkKey } from "../store/sdk_keys.ts";
 import { configuratorPageCheck } from "./configurator_mint.ts";
 import { getDemo } from "./demo_seed.ts";
@@ -58,11 +58,9 @@ export async function loadDemoPage(
   if (!demo || !key) return null;
   const projects: DemoProjectCard[] = [];
   for (const slug of key.allowedProjects) {
-    const ref = { partnerId: demo.partnerId, slug };
-    const project = await getProject(kv, ref);
-    if (!project) continue;
-    const version = await getProjectVersion(kv, ref);
-    if (!version) continue;
+    const published = await publishedVersion(kv, { partnerId: demo.partnerId, slug });
+    if (!published) continue;
+    const { project, version } = published;
     const schema = version.schema as { description?: unknown } | null;
     projects.push({
       slug,
