@@ -85,3 +85,24 @@ Deno.test("docs - every doc is a page; links between them resolve; unknown names
     await app.close();
   }
 });
+
+Deno.test("docs - an outline is made once per file version: an unchanged doc is not read again, an edited one is", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const url = new URL(`file://${dir}/`);
+    await Deno.writeTextFile(`${dir}/guide.md`, "# Guide\n\nFirst words.\n");
+    const [first] = await listDocs(url);
+    assert.deepEqual(first, { name: "guide", title: "Guide", summary: "First words." });
+    const [again] = await listDocs(url);
+    assert.equal(again, first, "the outline made before");
+    await Deno.writeTextFile(`${dir}/guide.md`, "# Guide, revised\n\nOther words here.\n");
+    const [edited] = await listDocs(url);
+    assert.deepEqual(edited, {
+      name: "guide",
+      title: "Guide, revised",
+      summary: "Other words here.",
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
