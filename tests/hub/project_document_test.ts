@@ -11,6 +11,7 @@ import { projectDocumentResponse } from "@/lib/hub/project_document.ts";
 import { publishProject } from "@/lib/hub/publish.ts";
 import { getProject, projectKey } from "@/lib/store/projects.ts";
 import { publishFixture, readProjectFixture } from "../_helpers/projects.ts";
+import { withMemoryKv } from "../_helpers/memory_kv.ts";
 
 const partnerId = "prt_document_test";
 
@@ -34,9 +35,9 @@ async function json(res: Response): Promise<Record<string, unknown>> {
   return await res.json();
 }
 
-Deno.test("project document - the version's JSON, a strong ETag of its bytes, and 304", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test(
+  "project document - the version's JSON, a strong ETag of its bytes, and 304",
+  withMemoryKv(async (kv) => {
     await publishFixture(kv, partnerId, "doc-etag");
     const { template, schema } = await readProjectFixture("plate");
     const res = await get(kv, "doc-etag");
@@ -66,14 +67,12 @@ Deno.test("project document - the version's JSON, a strong ETag of its bytes, an
     assert.equal(named.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.equal(named.headers.get("etag"), etag, "the same bytes as the current version");
     await named.body?.cancel();
-  } finally {
-    kv.close();
-  }
-});
+  }),
+);
 
-Deno.test("project document - a version's records are read once per process; a publish and a new title are seen at once", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test(
+  "project document - a version's records are read once per process; a publish and a new title are seen at once",
+  withMemoryKv(async (kv) => {
     await publishFixture(kv, partnerId, "doc-cache");
     const first = await json(await get(kv, "doc-cache"));
     // The version's chunks gone from KV: the document is served from the process's copy.
@@ -96,14 +95,12 @@ Deno.test("project document - a version's records are read once per process; a p
     const renamed = await json(await get(kv, "doc-cache"));
     assert.equal(renamed.title, "Renamed");
     assert.equal(renamed.version, 2);
-  } finally {
-    kv.close();
-  }
-});
+  }),
+);
 
-Deno.test("project document - no such project or version is unknown_project_version", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test(
+  "project document - no such project or version is unknown_project_version",
+  withMemoryKv(async (kv) => {
     await publishFixture(kv, partnerId, "doc-missing");
     for (const [slug, version] of [["doc-missing", 7], ["no-such-project", undefined]] as const) {
       await assert.rejects(get(kv, slug, {}, version), (err: unknown) => {
@@ -112,7 +109,5 @@ Deno.test("project document - no such project or version is unknown_project_vers
         return true;
       });
     }
-  } finally {
-    kv.close();
-  }
-});
+  }),
+);

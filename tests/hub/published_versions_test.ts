@@ -8,6 +8,7 @@ import { publishedVersion, versionSchema } from "@/lib/hub/published_versions.ts
 import { publishProject } from "@/lib/hub/publish.ts";
 import { getProject, projectKey } from "@/lib/store/projects.ts";
 import { publishFixture, readProjectFixture } from "../_helpers/projects.ts";
+import { withMemoryKv } from "../_helpers/memory_kv.ts";
 
 const partnerId = "prt_versions_test";
 
@@ -17,9 +18,9 @@ async function dropChunks(kv: Deno.Kv, slug: string): Promise<void> {
   }
 }
 
-Deno.test("published versions - read once, shared frozen; the current one follows a publish", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test(
+  "published versions - read once, shared frozen; the current one follows a publish",
+  withMemoryKv(async (kv) => {
     const ref = { partnerId, slug: "pv-once" };
     assert.equal(await publishedVersion(kv, ref), null, "no such project");
     await publishFixture(kv, partnerId, ref.slug);
@@ -44,14 +45,12 @@ Deno.test("published versions - read once, shared frozen; the current one follow
     assert.deepEqual(second.version.schema, changed);
     assert.equal((await publishedVersion(kv, ref, 1))!.version, first.version);
     assert.equal(await publishedVersion(kv, ref, 3), null, "no version 3");
-  } finally {
-    kv.close();
-  }
-});
+  }),
+);
 
-Deno.test("published versions - a project made again under its slug is read afresh; a missing version is asked again", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test(
+  "published versions - a project made again under its slug is read afresh; a missing version is asked again",
+  withMemoryKv(async (kv) => {
     const ref = { partnerId, slug: "pv-again" };
     await publishFixture(kv, partnerId, ref.slug);
     const first = (await publishedVersion(kv, ref))!;
@@ -70,7 +69,5 @@ Deno.test("published versions - a project made again under its slug is read afre
     const fresh = (await publishedVersion(kv, ref, 1))!;
     assert.notEqual(fresh.version, first.version, "another project under the same slug");
     assert.deepEqual(fresh.version.template, first.version.template);
-  } finally {
-    kv.close();
-  }
-});
+  }),
+);
