@@ -15,7 +15,7 @@
 import type { AssetRequest } from "../http/coded_asset.ts";
 import { assetResponse, cachedAsset, CodedAsset } from "../http/coded_asset.ts";
 import { AppError } from "../http/problem.ts";
-import { publishedVersion } from "./published_versions.ts";
+import { versionOf } from "./published_versions.ts";
 import { findScopedProject, type KeyLookup, type ProjectScope } from "./project_read.ts";
 
 /** What a request for a project document names, and how it asks for it. */
@@ -60,7 +60,7 @@ export async function projectDocumentResponse(
     `project-document:${project.partnerId}/${project.slug}@${wanted}`,
     `${project.createdAt}:${project.title}`,
     async () => {
-      const published = (await publishedVersion(kv, project, wanted))?.version;
+      const published = await versionOf(kv, project, wanted);
       if (!published) throw missing();
       const document = {
         slug,

@@ -43,8 +43,27 @@ export async function publishedVersion(
   version?: number,
 ): Promise<PublishedVersion | null> {
   const project = await getProject(kv, ref);
-  const wanted = version ?? project?.currentVersion;
-  if (!project || wanted === undefined) return null;
+  if (!project) return null;
+  const published = await versionOf(kv, project, version);
+  return published ? { project, version: published } : null;
+}
+
+/**
+ * Version `version` (the current one when undefined) of a project record the caller has read, or
+ * null when the project has no such published version.
+ *
+ * @example
+ * ```ts
+ * const version = await versionOf(kv, project, 2);
+ * ```
+ */
+export function versionOf(
+  kv: Deno.Kv,
+  project: Project,
+  version?: number,
+): Promise<ProjectVersion | null> {
+  const wanted = version ?? project.currentVersion;
+  if (wanted === undefined) return Promise.resolve(null);
   let cache = caches.get(kv);
   if (!cache) caches.set(kv, cache = new LRUCache({ max: MAX_VERSIONS }));
   const key = `${project.partnerId}/${project.slug}@${wanted}:${project.createdAt}`;
@@ -55,8 +74,7 @@ export async function publishedVersion(
     // A failed or empty read is asked again next time (a version published since, say).
     read.then((v) => v ?? cache.delete(key), () => cache.delete(key));
   }
-  const published = await read;
-  return published ? { project, version: published } : null;
+  return read;
 }
 
 /**
