@@ -22,6 +22,9 @@ import { expectProblem, RENDER } from "../render/render_helpers.ts";
 /** Far above any deadline: a request still running after this is a hang. */
 const HANG_MS = 20_000;
 
+/** Megabytes written to a stalled server: well above loopback's socket buffers (a few MB each). */
+const FILL_MB = 48;
+
 const silent = () => new Logger("error", () => {});
 
 Deno.test("redis deadline - commands, scripts, MULTI and pipelines settle while Redis is stalled", async () => {
@@ -61,6 +64,48 @@ Deno.test("redis deadline - commands, scripts, MULTI and pipelines settle while 
     await assert.rejects(hangGuard(client.set("n", "3")), RedisUnavailableError);
     // Closing does not wait for replies a stalled server never sends.
     await hangGuard(closeRedis(client));
+  } finally {
+    if (redis?.isOpen) redis.destroy();
+    await server.stop();
+  }
+});
+
+Deno.test("redis deadline - a command still unwritten when its deadline passes never reaches Redis", async () => {
+  const server = await PrivateRedis.start();
+  let redis: RedisClient | undefined;
+  try {
+    // The stall below stays far shorter than this client's socketTimeout (2 s), so the socket is
+    // never destroyed: only the deadline's own drop keeps the commands off the wire.
+    redis = await connectRedis(server.url, silent(), { timeoutMs: 200 });
+    const client = redis;
+    const script = new RedisScript(client, "return redis.call('INCR', KEYS[1])");
+    assert.equal(await script.run(["warm"], []), 1);
+
+    server.pause();
+    // More bytes than the stopped server's receive buffer and this socket's send buffer hold: the
+    // writes back up and the commands after them wait in node-redis's queue, unwritten.
+    const value = "v".repeat(1 << 20);
+    const fills = Array.from({ length: FILL_MB }, (_, i) => client.set(`fill:${i}`, value));
+    const spends = [client.incr("spent"), script.run(["spent"], [])];
+    for (const pending of [...fills, ...spends]) {
+      await assert.rejects(hangGuard(pending), RedisUnavailableError);
+    }
+
+    server.resume();
+    await eventually(() => client.ping().then((v) => v === "PONG"));
+    // Replies keep their order, so every command written before the stall has run by now.
+    const landed = Number(await client.eval("return #redis.call('KEYS', 'fill:*')", { keys: [] }));
+    // Had the writes not backed up, the spends would have gone out before their deadline and
+    // this fails too: the test cannot pass without commands left unwritten.
+    assert.equal(
+      await client.get("spent"),
+      null,
+      `a command its caller saw fail reached Redis (${landed} of ${FILL_MB} fills landed)`,
+    );
+    assert.ok(landed < FILL_MB);
+    // The connection goes on: the commands after the stall are written and answered.
+    assert.equal(await script.run(["spent"], []), 1);
+    await closeRedis(client);
   } finally {
     if (redis?.isOpen) redis.destroy();
     await server.stop();
