@@ -214,9 +214,11 @@ export function enforceDeadlines(
 /**
  * The part of an `AbortSignal` node-redis uses on a queued command (commands-queue.js: `aborted`,
  * and one "abort" listener added as the command is queued and removed as it is written), at the
- * cost of a set insertion and deletion. An `AbortSignal`'s listeners cost EventTarget's
- * bookkeeping on every command, about a third of this deadline's cost per command. It is never
- * `aborted`, so it serves every command of the client: `drop` only fails the ones queued now.
+ * cost of a set insertion and deletion: an `AbortSignal` costs EventTarget's bookkeeping on every
+ * command, a quarter of this deadline's own cost per command at 32 concurrent callers
+ * (docs/performance.md). It is never `aborted`, so one serves every command of the client: `drop`
+ * fails the commands queued at that moment, and node-redis removes a command's listener as it
+ * writes it, so nothing already on the wire is touched.
  */
 class DropSignal {
   readonly aborted = false;
