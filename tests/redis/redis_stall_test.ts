@@ -28,12 +28,7 @@ const FILL_MB = 48;
 const silent = () => new Logger("error", () => {});
 
 Deno.test("redis deadline - commands, scripts, MULTI and pipelines settle while Redis is stalled", async () => {
-  const server = await PrivateRedis.start();
-  let redis: RedisClient | undefined;
-  try {
-    redis = await connectRedis(server.url, silent(), { timeoutMs: 200 });
-    const client = redis;
-    const script = new RedisScript(client, "return redis.call('INCR', KEYS[1])");
+  await withDeadlineClient(async (server, client, script) => {
     assert.equal(await script.run(["n"], []), 1);
 
     server.pause();
@@ -64,21 +59,13 @@ Deno.test("redis deadline - commands, scripts, MULTI and pipelines settle while 
     await assert.rejects(hangGuard(client.set("n", "3")), RedisUnavailableError);
     // Closing does not wait for replies a stalled server never sends.
     await hangGuard(closeRedis(client));
-  } finally {
-    if (redis?.isOpen) redis.destroy();
-    await server.stop();
-  }
+  });
 });
 
 Deno.test("redis deadline - a command still unwritten when its deadline passes never reaches Redis", async () => {
-  const server = await PrivateRedis.start();
-  let redis: RedisClient | undefined;
-  try {
-    // The stall below stays far shorter than this client's socketTimeout (2 s), so the socket is
-    // never destroyed: only the deadline's own drop keeps the commands off the wire.
-    redis = await connectRedis(server.url, silent(), { timeoutMs: 200 });
-    const client = redis;
-    const script = new RedisScript(client, "return redis.call('INCR', KEYS[1])");
+  // The stall below stays far shorter than the client's socketTimeout (2 s), so the socket is never
+  // destroyed: only the deadline's own drop keeps the commands off the wire.
+  await withDeadlineClient(async (server, client, script) => {
     assert.equal(await script.run(["warm"], []), 1);
 
     server.pause();
@@ -106,10 +93,7 @@ Deno.test("redis deadline - a command still unwritten when its deadline passes n
     // The connection goes on: the commands after the stall are written and answered.
     assert.equal(await script.run(["spent"], []), 1);
     await closeRedis(client);
-  } finally {
-    if (redis?.isOpen) redis.destroy();
-    await server.stop();
-  }
+  });
 });
 
 Deno.test("redis stall - render, mint, sign-in and readyz answer while Redis is stopped, then recover", async (t) => {
@@ -289,6 +273,24 @@ Deno.test("redis stall - render, mint, sign-in and readyz answer while Redis is 
     await redis.stop();
   }
 });
+
+/**
+ * Runs `test` with a private `redis-server`, a product client on it with a 200 ms deadline and an
+ * `INCR` script; destroys the client and stops the server whatever happens.
+ */
+async function withDeadlineClient(
+  test: (server: PrivateRedis, client: RedisClient, script: RedisScript) => Promise<void>,
+): Promise<void> {
+  const server = await PrivateRedis.start();
+  let client: RedisClient | undefined;
+  try {
+    client = await connectRedis(server.url, silent(), { timeoutMs: 200 });
+    await test(server, client, new RedisScript(client, "return redis.call('INCR', KEYS[1])"));
+  } finally {
+    if (client?.isOpen) client.destroy();
+    await server.stop();
+  }
+}
 
 /** `promise`, or a failure if it has not settled after HANG_MS. */
 async function hangGuard<T>(promise: Promise<T>): Promise<T> {
