@@ -4,9 +4,11 @@
  * cached `KEY_CACHE_TTL_MS` as the key cache does on a node with KV, so an edit reaches every
  * node within the same bound plus one request. The counts stay in Redis (shared by every node).
  * While the hub does not answer, the settings last read keep applying; a key never read fails
- * closed (503), as a quota that cannot be read does everywhere.
+ * closed (503), as a quota that cannot be read does everywhere. The renders that find a key's
+ * settings expired together share one request to the hub (single flight).
  */
 import { LRUCache } from "lru-cache";
+import { SingleFlight } from "../cache/single_flight.ts";
 import { KEY_CACHE_TTL_MS } from "../store/sdk_key_cache.ts";
 import type { RenderQuota } from "../store/sdk_keys.ts";
 import { isExportFormat, type KeyExportFormats } from "../dag/export_format.ts";
@@ -29,6 +31,7 @@ export class HubKeyQuotas {
   readonly #elapsed: () => number;
   readonly #ttlMs: number;
   readonly #cache = new LRUCache<string, Cached>({ max: 10_000 });
+  readonly #reads = new SingleFlight<KeyQuotaRecord | null>();
 
   /** Reads through `hub`; `elapsed` is a monotonic clock in ms, `ttlMs` the cache bound. */
   constructor(hub: HubLink, options: { elapsed?: () => number; ttlMs?: number } = {}) {
@@ -41,18 +44,23 @@ export class HubKeyQuotas {
   async get(keyId: string): Promise<KeyQuotaRecord | null> {
     const cached = this.#cache.get(keyId);
     if (cached && this.#elapsed() - cached.checkedAt <= this.#ttlMs) return cached.record;
-    const checkedAt = this.#elapsed();
     try {
-      const answer = await this.#hub.getJson<unknown>(
-        `/api/v1/keys/${encodeURIComponent(keyId)}/render-quota`,
-      );
-      const record = answer.status === 404 ? null : parse(answer.status === 200 ? answer.body : 0);
-      this.#cache.set(keyId, { record, checkedAt });
-      return record;
+      return await this.#reads.run(keyId, () => this.#read(keyId)).promise;
     } catch (err) {
       if (cached) return cached.record;
       throw err;
     }
+  }
+
+  /** Asks the hub for the key's settings and caches the answer. */
+  async #read(keyId: string): Promise<KeyQuotaRecord | null> {
+    const checkedAt = this.#elapsed();
+    const answer = await this.#hub.getJson<unknown>(
+      `/api/v1/keys/${encodeURIComponent(keyId)}/render-quota`,
+    );
+    const record = answer.status === 404 ? null : parse(answer.status === 200 ? answer.body : 0);
+    this.#cache.set(keyId, { record, checkedAt });
+    return record;
   }
 
   /** Forgets one key (the hub changed it in this process; a kernel node never does). */

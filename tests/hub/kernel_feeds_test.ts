@@ -155,12 +155,22 @@ Deno.test("kernel feeds - a key's render quota settings; unknown keys 404", asyn
       renderQuota: { day: 50, month: null },
       exportFormats: { browser: ["glb", "3mf"], server: ["stl"] },
     });
-    // What a kernel node reads of it (lib/render/hub_key_quotas.ts).
-    const quotas = new HubKeyQuotas(new HubLink(app.url, { fetch: app.fetch as typeof fetch }));
-    assert.deepEqual(await quotas.get(f.keyId), {
-      renderQuota: { day: 50, month: null },
-      exportFormats: { browser: ["glb", "3mf"], server: ["stl"] },
-    });
+    // What a kernel node reads of it (lib/render/hub_key_quotas.ts): renders that miss the
+    // settings together share one request to the hub.
+    let asked = 0;
+    const counted = ((...args: Parameters<typeof fetch>) => {
+      asked++;
+      return (app.fetch as typeof fetch)(...args);
+    }) as typeof fetch;
+    const quotas = new HubKeyQuotas(new HubLink(app.url, { fetch: counted }));
+    const all = await Promise.all(Array.from({ length: 16 }, () => quotas.get(f.keyId)));
+    for (const settings of all) {
+      assert.deepEqual(settings, {
+        renderQuota: { day: 50, month: null },
+        exportFormats: { browser: ["glb", "3mf"], server: ["stl"] },
+      });
+    }
+    assert.equal(asked, 1);
     const unknown = await app.request("/api/v1/keys/nosuchkey123/render-quota");
     assert.equal(unknown.status, 404);
     assert.equal((await unknown.json()).code, "not_found");
