@@ -8,6 +8,7 @@ import { SdkKeyCache } from "@/lib/store/sdk_key_cache.ts";
 import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { createPartner } from "@/lib/store/partners.ts";
 import { createProject } from "@/lib/store/projects.ts";
+import type { SdkKeyRecord } from "@/lib/store/sdk_keys.ts";
 
 /**
  * `kv` with its `get` calls counted (everything else passes through); while `hold` is set, a read's
@@ -37,17 +38,29 @@ function countingReads(
   return { kv: counted, reads: () => reads, hold };
 }
 
-Deno.test("sdk key cache - concurrent misses share one read; fresh hits read nothing", async () => {
+/** Runs `test` with a fresh in-memory KV holding one partner, project and key labelled `label`. */
+async function withKeyRecord(
+  label: string,
+  test: (kv: Deno.Kv, record: SdkKeyRecord) => Promise<void>,
+): Promise<void> {
   const kv = await Deno.openKv(":memory:");
   try {
     const partner = await createPartner(kv, "Cache GmbH");
     await createProject(kv, { partnerId: partner.id, slug: "chair", title: "Chair" });
     const { record } = await createSdkKey(kv, {
       partnerId: partner.id,
-      label: "cache",
+      label,
       allowedOrigins: ["https://shop.example"],
       allowedProjects: ["chair"],
     });
+    await test(kv, record);
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("sdk key cache - concurrent misses share one read; fresh hits read nothing", async () => {
+  await withKeyRecord("cache", async (kv, record) => {
     const { kv: counted, reads } = countingReads(kv);
     const cache = new SdkKeyCache(counted, { ttlMs: 500 });
 
@@ -69,29 +82,18 @@ Deno.test("sdk key cache - concurrent misses share one read; fresh hits read not
     assert.equal(reads(), 3);
     await cache.get("nosuchkey");
     assert.equal(reads(), 4, "a missing key is looked up again next time");
-  } finally {
-    kv.close();
-  }
+  });
 });
 
 Deno.test("sdk key cache - after invalidate, a read begun before it is not joined and not cached", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const partner = await createPartner(kv, "Cache GmbH");
-    await createProject(kv, { partnerId: partner.id, slug: "chair", title: "Chair" });
-    const { record } = await createSdkKey(kv, {
-      partnerId: partner.id,
-      label: "before",
-      allowedOrigins: ["https://shop.example"],
-      allowedProjects: ["chair"],
-    });
+  await withKeyRecord("before", async (kv, record) => {
     const { kv: counted, reads, hold } = countingReads(kv);
     const cache = new SdkKeyCache(counted);
 
     let release = () => {};
     hold.until = new Promise<void>((resolve) => (release = resolve));
-    const early = cache.get(record.keyId); // reads "before", then waits
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const early = cache.get(record.keyId); // reads "before" now, answers once released
+    assert.equal(reads(), 1);
     hold.until = undefined;
     // An edit made by this process: the record changes, then the cache forgets it.
     await kv.set(["sdk_keys", record.keyId], { ...record, label: "after" });
@@ -108,7 +110,5 @@ Deno.test("sdk key cache - after invalidate, a read begun before it is not joine
       "the earlier read was not cached",
     );
     assert.equal(reads(), 2);
-  } finally {
-    kv.close();
-  }
+  });
 });
