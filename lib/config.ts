@@ -44,6 +44,8 @@ export interface Config {
   renderWorkers: number;
   /** Bound of the in-process (L1) render cache, in MiB of encoded meshes. */
   renderL1Mb: number;
+  /** Triangles each render worker keeps between renders to reuse (0 = no reuse; docs/dag.md). */
+  renderReuseTriangles: number;
   /** Which peers are proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`). */
   trustedProxies: TrustedProxies;
   /** Renders one token may have queued or running on this node (docs/api.md, Render admission). */
@@ -103,6 +105,12 @@ export function loadConfig(env: Record<string, string | undefined> = Deno.env.to
     ),
     renderWorkers: parseInteger("RENDER_WORKERS", env.RENDER_WORKERS ?? "0", 0, 64),
     renderL1Mb: parseInteger("RENDER_L1_MB", env.RENDER_L1_MB ?? "16", 1, 65_536),
+    renderReuseTriangles: parseInteger(
+      "RENDER_REUSE_TRIANGLES",
+      env.RENDER_REUSE_TRIANGLES ?? "10000",
+      0,
+      10_000_000,
+    ),
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
     renderTokenConcurrency: parseInteger(
       "RENDER_TOKEN_CONCURRENCY",

@@ -14,11 +14,19 @@
  *   final sweep; 2 000 nodes of larger solids would run out of wasm32's 4 GiB and abort instead of
  *   failing typed. Nodes that only re-label another node's geometry (`select`, `part`, transforms
  *   and repeats of instances) *hold* that node instead of copying it, and release it when freed.
+ * - **Reuse between renders** (optional, `WalkReuse`). A node whose result a `SolidCache` holds is
+ *   not evaluated, nor is anything only it needed: it takes the cached solid, and records as
+ *   computed what its evaluation computed then (so `scene.effective` is the same). A solid that
+ *   owns exactly its one object, holds no other node and took at least `minMs` to compute is
+ *   offered to the cache; when the cache keeps it (solid_cache.ts: on a second sighting of its
+ *   key, if there is room), the cache owns it instead of this walk.
  */
 import type { Dag, DagNode } from "../dag/dag_types.ts";
 import { isRef, referencedIds } from "../dag/dag_types.ts";
 import type { EvalLimits } from "./eval_limits.ts";
 import type { ManifoldRuntime } from "./manifold_runtime.ts";
+import type { SolidCache, SubtreeRecord } from "./solid_cache.ts";
+import type { NodeKeys } from "./subtree_keys.ts";
 import { opSpec } from "./ops/mod.ts";
 import { NodeContext } from "./ops/op_context.ts";
 import {
@@ -47,6 +55,18 @@ interface Entry {
   owned: Deletable[];
   /** Nodes whose geometry this value aliases; released when this entry is freed. */
   holds: string[];
+  /** The references a lazy op asked for last (all it needed once computed). */
+  needed?: string[];
+  /** What a node taken from the cache had computed (itself included). */
+  reusedRecord?: readonly string[];
+}
+
+/** A cache of solids from earlier walks, and the keys of this walk's nodes in it. */
+export interface WalkReuse {
+  cache: SolidCache;
+  keys: NodeKeys;
+  /** Offer a solid to the cache only when computing it took this long (ms). */
+  minMs: number;
 }
 
 function pointerOf(...tokens: (string | number)[]): string {
@@ -67,6 +87,7 @@ export class DagWalk {
   readonly #rt: ManifoldRuntime;
   readonly #limits: EvalLimits;
   readonly #signal?: AbortSignal;
+  readonly #reuse?: WalkReuse;
   readonly #entries = new Map<string, Entry>();
   /** Temporaries of the node being computed, deleted when it is done. */
   #scratch: Deletable[] = [];
@@ -76,11 +97,19 @@ export class DagWalk {
   readonly computed: Set<string> = new Set();
 
   /** A walk over `dag` on this runtime, under these limits, stopped by `signal`. */
-  constructor(dag: Dag, rt: ManifoldRuntime, limits: EvalLimits, signal?: AbortSignal) {
+  constructor(
+    dag: Dag,
+    rt: ManifoldRuntime,
+    limits: EvalLimits,
+    signal?: AbortSignal,
+    reuse?: WalkReuse,
+  ) {
     this.#dag = dag;
     this.#rt = rt;
     this.#limits = limits;
     this.#signal = signal;
+    this.#reuse = reuse;
+    reuse?.cache.beginWalk();
   }
 
   /** Evaluates the output assembly; its parts' solids stay alive until `dispose`. */
@@ -89,7 +118,7 @@ export class DagWalk {
     const stack: Entry[] = [output];
     while (stack.length > 0) {
       const entry = stack[stack.length - 1];
-      if (entry.state === DONE) {
+      if (entry.state === DONE || (entry.state === PENDING && this.#takeReused(entry))) {
         stack.pop();
         continue;
       }
@@ -172,7 +201,7 @@ export class DagWalk {
   #nextPending(entry: Entry): Entry | undefined {
     const spec = opSpec(entry.node.op);
     const lazy = spec?.needs !== undefined;
-    const ids = lazy ? this.#needs(entry) : entry.refs;
+    const ids = lazy ? (entry.needed = this.#needs(entry)) : entry.refs;
     for (let i = lazy ? 0 : entry.cursor; i < ids.length; i++) {
       const target = this.#entries.get(ids[i])!;
       if (target.state === DONE) continue;
@@ -236,6 +265,7 @@ export class DagWalk {
     const node = entry.node as unknown as Record<string, unknown>;
     const ctx = new NodeContext(spec.members, node, entry.pointer, this.#rt, this.#limits, access);
     let value: Value;
+    const started = performance.now();
     try {
       value = spec.evaluate(ctx);
     } catch (err) {
@@ -252,10 +282,64 @@ export class DagWalk {
       const k = released.lastIndexOf(id);
       if (k >= 0) released.splice(k, 1);
     }
-    for (const id of released) this.#release(id);
     this.computed.add(entry.id);
     if (typeof value === "number") this.numbers.set(entry.id, value);
+    const reuse = this.#reuse;
+    if (
+      reuse && typeof value === "object" && value.kind === "solid" && entry.holds.length === 0 &&
+      entry.owned.length === 1 && entry.owned[0] === value.m &&
+      performance.now() - started >= reuse.minMs
+    ) {
+      const key = reuse.keys.keyOf(entry.id);
+      if (reuse.cache.sighted(key) && reuse.cache.keep(key, value.m, this.#recordOf(entry))) {
+        entry.owned = [];
+        reuse.keys.remember(entry.id);
+      }
+    }
+    for (const id of released) this.#release(id);
     return value;
+  }
+
+  /**
+   * Takes a not yet visited node's solid from the cache, if held: the node is done, what its
+   * evaluation computed is recorded as computed, and its references are dropped unevaluated.
+   */
+  #takeReused(entry: Entry): boolean {
+    const reuse = this.#reuse;
+    if (!reuse?.keys.isCandidate(entry.id)) return false;
+    const held = reuse.cache.take(reuse.keys.keyOf(entry.id));
+    if (held === undefined) return false;
+    entry.value = { kind: "solid", m: held.m };
+    entry.state = DONE;
+    entry.reusedRecord = held.computed;
+    for (const id of held.computed) this.computed.add(id);
+    for (const [id, n] of held.numbers) this.numbers.set(id, n);
+    for (const id of entry.refs) this.#release(id);
+    return true;
+  }
+
+  /** Every node `entry`'s evaluation computed (itself included), and their numbers. */
+  #recordOf(entry: Entry): SubtreeRecord {
+    const seen = new Set<string>();
+    const todo = [entry.id];
+    while (todo.length > 0) {
+      const id = todo.pop()!;
+      if (seen.has(id)) continue;
+      const at = this.#entries.get(id)!;
+      if (at.reusedRecord) {
+        for (const done of at.reusedRecord) seen.add(done);
+        continue;
+      }
+      seen.add(id);
+      todo.push(...(at.needed ?? at.refs));
+    }
+    const computed = [...seen];
+    const numbers: [string, number][] = [];
+    for (const id of computed) {
+      const n = this.numbers.get(id);
+      if (n !== undefined) numbers.push([id, n]);
+    }
+    return { computed, numbers };
   }
 
   /** Drops one reference to `id`; at zero its objects are deleted (or, never evaluated, its own

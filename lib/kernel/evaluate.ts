@@ -24,6 +24,8 @@ import { effectiveValues } from "./effective_values.ts";
 import { EvalError } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { getManifoldRuntime, type ManifoldRuntime } from "./manifold_runtime.ts";
+import type { SolidCache } from "./solid_cache.ts";
+import type { SubtreeKeys } from "./subtree_keys.ts";
 import {
   encodeMesh,
   meshEncoderReady,
@@ -38,7 +40,24 @@ import { applyToPoint, linearDeterminant, type Mat4, type Vec3 } from "./transfo
 export interface EvaluateDagOptions {
   /** Checked between nodes: an aborted signal stops evaluation with `render_timeout`. */
   signal?: AbortSignal;
+  /**
+   * Solids kept between evaluations (dag_walk.ts, "Reuse between renders"), for a DAG that is an
+   * instance of the template whose shape hash is `shape` — the caller vouches for it.
+   */
+  reuse?: EvaluationReuse;
 }
+
+/** A worker's cache of solids, its keys, and the template this DAG is an instance of. */
+export interface EvaluationReuse {
+  cache: SolidCache;
+  keys: SubtreeKeys;
+  shape: string;
+  /** Offer a solid to the cache only when computing it took this long (ms); default 0.5. */
+  minMs?: number;
+}
+
+/** Below this a solid is cheaper to rebuild than to hold (a cylinder, a small extrusion). */
+const REUSE_MIN_MS = 0.5;
 
 /**
  * Evaluates a validated DAG into a Scene (on this thread's shared runtime unless one is given).
@@ -89,7 +108,18 @@ export async function evaluateDagExact(
 ): Promise<{ scene: Scene; exact: Map<string, ExactMesh> }> {
   const rt = runtime ?? await getManifoldRuntime();
   await meshEncoderReady();
-  const evaluation = new DagWalk(dag, rt, limits, options.signal);
+  const reuse = options.reuse;
+  const evaluation = new DagWalk(
+    dag,
+    rt,
+    limits,
+    options.signal,
+    reuse && {
+      cache: reuse.cache,
+      keys: reuse.keys.forWalk(reuse.shape, dag, limits),
+      minMs: reuse.minMs ?? REUSE_MIN_MS,
+    },
+  );
   let extracted: ExtractedPart[];
   try {
     extracted = extractParts(evaluation.run(), limits);

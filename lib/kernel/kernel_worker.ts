@@ -3,7 +3,8 @@
  * (the pool never sends a second job before the first is answered).
  *
  * Protocol (worker_protocol.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
- * the pool posts `{ id, dag, limits }` (`dag` the DAG or the JSON text holding it); the worker
+ * the pool posts `{ id, dag, limits, reuseTriangles }` (`dag` the DAG or the JSON text holding it,
+ * with the template shape it was checked against); the worker
  * answers `{ type: "result", id, json }` (the scene as JSON text) or
  * `{ type: "error", id, error, fatal }`. `fatal` means the error was not an EvalError (a WASM
  * abort, an out-of-memory, a bug): the module may be corrupt, so the pool replaces this worker.
@@ -12,7 +13,9 @@ import { toWireError } from "./eval_errors.ts";
 import { evaluateDag, evaluateDagExact } from "./evaluate.ts";
 import { buildExportFile } from "./export/export_file.ts";
 import { getManifoldRuntime } from "./manifold_runtime.ts";
-import { dagOf, type WorkerJob, type WorkerReply } from "./worker_protocol.ts";
+import { DEFAULT_SOLID_CACHE_LIMITS, SolidCache } from "./solid_cache.ts";
+import { SubtreeKeys } from "./subtree_keys.ts";
+import { dagOf, shapeOf, type WorkerJob, type WorkerReply } from "./worker_protocol.ts";
 
 export type { WorkerJob, WorkerReply } from "./worker_protocol.ts";
 
@@ -24,11 +27,19 @@ interface WorkerScope {
 
 const scope = globalThis as unknown as WorkerScope;
 
+/**
+ * Solids kept between this worker's renders, and their keys. Exports never reuse: an export file
+ * is the same bytes for the same configuration (docs/exports.md), and a reused solid can change the
+ * order of a boolean's triangles, not its surface (docs/dag.md, "Reuse between renders").
+ */
+const solids = new SolidCache();
+const subtreeKeys = new SubtreeKeys();
+
 /** Loads manifold-3d, then tells the pool this worker takes jobs. */
 async function start(): Promise<void> {
   const runtime = await getManifoldRuntime();
   scope.onmessage = async (event) => {
-    const { id, limits } = event.data;
+    const { id, limits, reuseTriangles } = event.data;
     try {
       const dag = dagOf(event.data.dag);
       const wanted = event.data.export;
@@ -39,8 +50,13 @@ async function start(): Promise<void> {
         scope.postMessage({ type: "file", id, bytes }, [bytes.buffer]);
         return;
       }
-      const scene = await evaluateDag(dag, runtime, limits);
-      scope.postMessage({ type: "result", id, json: JSON.stringify(scene) });
+      solids.setLimits({ ...DEFAULT_SOLID_CACHE_LIMITS, maxTriangles: reuseTriangles });
+      const shape = reuseTriangles > 0 ? shapeOf(event.data.dag) : undefined;
+      const reuse = shape === undefined ? undefined : { cache: solids, keys: subtreeKeys, shape };
+      const hitsBefore = solids.stats().hits;
+      const scene = await evaluateDag(dag, runtime, limits, { reuse });
+      const reused = solids.stats().hits - hitsBefore;
+      scope.postMessage({ type: "result", id, json: JSON.stringify(scene), reused });
     } catch (err) {
       const error = toWireError(err);
       scope.postMessage({ type: "error", id, error, fatal: error.code === "internal_error" });

@@ -20,6 +20,7 @@ import {
   fromWireError,
 } from "./eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
+import { DEFAULT_SOLID_CACHE_LIMITS } from "./solid_cache.ts";
 import { FairQueue, type Tenant } from "./fair_queue.ts";
 import type { DagSource, WorkerJob, WorkerReply } from "./worker_protocol.ts";
 import type { Scene } from "../dag/scene.ts";
@@ -43,6 +44,13 @@ export interface WorkerPoolOptions {
   queueTimeoutMs?: number;
   /** Limits every job is evaluated under; default docs/dag.md's. */
   limits?: Partial<EvalLimits>;
+  /**
+   * Triangles each worker may keep between renders to reuse (solid_cache.ts); default
+   * `DEFAULT_SOLID_CACHE_LIMITS.maxTriangles`, 0 turns reuse off.
+   */
+  reuseTriangles?: number;
+  /** Called with the number of solids a render took from its worker's cache, when not 0. */
+  onReused?: (count: number) => void;
   /** The worker module (tests substitute one); default kernel_worker.ts. */
   workerUrl?: string | URL;
 }
@@ -68,6 +76,8 @@ export interface WorkerPoolStats {
   averageMs: number;
   /** Workers replaced after a deadline, a crash or an abort since the pool started. */
   replaced: number;
+  /** Nodes workers took from their solid caches instead of evaluating (solid_cache.ts). */
+  reusedNodes: number;
 }
 
 /** The default pool size: the machine's cores, at least 1, at most 8. */
@@ -113,12 +123,15 @@ export class WorkerPool {
   readonly size: number;
   readonly #queueTimeoutMs?: number;
   readonly #limits: EvalLimits;
+  readonly #reuseTriangles: number;
+  readonly #onReused?: (count: number) => void;
   readonly #workerUrl: string;
   readonly #slots: Slot[] = [];
   readonly #queue: FairQueue<Job>;
   readonly #admission: Admission;
   #nextId = 1;
   #replaced = 0;
+  #reusedNodes = 0;
   #closed = false;
 
   /** Builds the pool; no worker starts until the first job (or `warm()`). */
@@ -132,6 +145,11 @@ export class WorkerPool {
     this.#queue = new FairQueue(limits.tokenRunning);
     this.#queueTimeoutMs = options.queueTimeoutMs;
     this.#limits = { ...DEFAULT_EVAL_LIMITS, ...options.limits };
+    this.#reuseTriangles = Math.max(
+      0,
+      options.reuseTriangles ?? DEFAULT_SOLID_CACHE_LIMITS.maxTriangles,
+    );
+    this.#onReused = options.onReused;
     this.#workerUrl = String(options.workerUrl ?? new URL("./kernel_worker.ts", import.meta.url));
   }
 
@@ -227,6 +245,7 @@ export class WorkerPool {
       queued: this.#queue.queued,
       averageMs: this.#admission.averageMs,
       replaced: this.#replaced,
+      reusedNodes: this.#reusedNodes,
     };
   }
 
@@ -273,8 +292,14 @@ export class WorkerPool {
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     slot.job = undefined;
-    if (reply.type === "result") this.#settle(job, undefined, JSON.parse(reply.json) as Scene);
-    else if (reply.type === "file") this.#settle(job, undefined, reply.bytes);
+    if (reply.type === "result") {
+      const reused = reply.reused ?? 0;
+      if (reused > 0) {
+        this.#reusedNodes += reused;
+        this.#onReused?.(reused);
+      }
+      this.#settle(job, undefined, JSON.parse(reply.json) as Scene);
+    } else if (reply.type === "file") this.#settle(job, undefined, reply.bytes);
     else {
       this.#settle(job, fromWireError(reply.error));
       if (reply.fatal) return this.#replace(slot);
@@ -329,7 +354,12 @@ export class WorkerPool {
       );
       this.#replace(slot);
     }, job.deadlineMs);
-    const message: WorkerJob = { id: job.id, dag: job.dag, limits: job.limits };
+    const message: WorkerJob = {
+      id: job.id,
+      dag: job.dag,
+      limits: job.limits,
+      reuseTriangles: this.#reuseTriangles,
+    };
     if (job.export) message.export = job.export;
     slot.worker.postMessage(message);
   }

@@ -4,7 +4,7 @@
  * evaluator (and manifold-3d's JS glue) in the pool's module graph.
  *
  * Protocol: the worker posts `{ type: "ready" }` once manifold-3d is loaded; the pool posts
- * `{ id, dag, limits }` (`dag` a `DagSource`); the worker answers `{ type: "result", id, json }`
+ * `{ id, dag, limits, reuseTriangles }` (`dag` a `DagSource`); the worker answers `{ type: "result", id, json }`
  * (the scene as JSON text) or `{ type: "error", id, error, fatal }`. A job with `export` is
  * answered `{ type: "file", id, bytes }` instead: the export file built on the worker from the
  * exact geometry (docs/exports.md).
@@ -21,7 +21,19 @@ import type { ExportFormat } from "../dag/export_format.ts";
  * ~40–60 µs posting the text against ~135–175 µs posting the object (and the worker's
  * `JSON.parse` of the text costs less than deserializing the clone).
  */
-export type DagSource = Dag | { readonly dagIn: string };
+export type DagSource = Dag | {
+  readonly dagIn: string;
+  /**
+   * The shape hash of the template this DAG was checked to be an instance of: its renders may
+   * reuse solids of earlier ones on the worker (solid_cache.ts). Absent for python-mode DAGs.
+   */
+  readonly shape?: string;
+};
+
+/** The template shape a `DagSource` was checked against, if any. */
+export function shapeOf(source: DagSource): string | undefined {
+  return "dagIn" in source ? source.shape : undefined;
+}
 
 /** The DAG of a `DagSource` (on the worker: the text is parsed there). */
 export function dagOf(source: DagSource): Dag {
@@ -33,6 +45,8 @@ export interface WorkerJob {
   id: number;
   dag: DagSource;
   limits: EvalLimits;
+  /** Triangles the worker's solid cache may hold (solid_cache.ts); 0 keeps none. */
+  reuseTriangles: number;
   /** Build this export file instead of answering with the scene. */
   export?: { format: ExportFormat; title: string };
 }
@@ -46,6 +60,12 @@ export type WorkerReply =
    * instance matrix), and parsing it costs the pool ~27 µs. A scene has only finite numbers
    * (evaluation refuses the rest), so the text is the same scene.
    */
-  | { type: "result"; id: number; json: string }
+  | {
+    type: "result";
+    id: number;
+    json: string;
+    /** Nodes the walk took from the worker's solid cache instead of evaluating. */
+    reused?: number;
+  }
   | { type: "file"; id: number; bytes: Uint8Array }
   | { type: "error"; id: number; error: WireError; fatal: boolean };

@@ -129,6 +129,11 @@ export class Metrics {
     "kernel_render_lease_waits_total",
     "Waits for another node's evaluation of the same scene, by outcome (scene, takeover, failed, timeout, unavailable).",
   );
+  /** Solids render workers took from their caches instead of evaluating (solid_cache.ts). */
+  readonly reusedSolids = new Counter(
+    "kernel_reused_solids_total",
+    "Solids render workers reused from earlier renders instead of evaluating them again.",
+  );
   /** A kernel node's render usage events lost because Redis did not take them (usage_relay.ts). */
   readonly usageDropped = new Counter(
     "kernel_usage_dropped_total",
@@ -147,6 +152,7 @@ export class Metrics {
       this.renders.render(),
       this.renderEvaluations.render(),
       this.renderLeaseWaits.render(),
+      this.reusedSolids.render(),
       this.usageDropped.render(),
       this.requestDuration.render(),
     ].join("\n\n") + "\n";

@@ -273,7 +273,7 @@ export async function admitRender(
     idempotencyKey,
     // The checks passed the body's own `dag` member (its nodes as parsed, not rewritten), and a
     // remembered body passed them before: either way the text parses to the same valid DAG.
-    dag: () => ({ dagIn: text }),
+    dag: () => ({ dagIn: text, shape: checked.python ? undefined : checked.templateHash }),
     limits: checked.python ? PYTHON_MODE_LIMITS : undefined,
     tenant: { token: claims.jti, partner: claims.partner },
   };

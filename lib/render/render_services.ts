@@ -61,7 +61,7 @@ export function buildRenderServices(options: {
   /** The hub's keyring when this process is also the hub; else the JWKS is fetched. */
   keyring?: Keyring;
   /** The app's metrics (evaluations and cross-node lease waits are counted there). */
-  metrics?: Pick<Metrics, "renderEvaluations" | "renderLeaseWaits">;
+  metrics?: Pick<Metrics, "renderEvaluations" | "renderLeaseWaits" | "reusedSolids">;
 }): RenderServices {
   const { config, kv, redis, log, clock } = options;
   const resolveKey = options.keyring
@@ -69,6 +69,8 @@ export function buildRenderServices(options: {
     : remoteResolver(config.hubUrl, clock);
   const pool = new WorkerPool({
     size: config.renderWorkers || undefined,
+    reuseTriangles: config.renderReuseTriangles,
+    onReused: options.metrics && ((count) => options.metrics!.reusedSolids.inc({}, count)),
     admission: {
       tokenInFlight: config.renderTokenConcurrency,
       tokenRunning: config.renderTokenWorkers,

@@ -158,7 +158,7 @@ Deno.test("kernel - pool: a full queue refuses with kernel_busy; close rejects t
   const queued = pool.evaluate(bracket(), { deadlineMs: 60_000 });
   await assert.rejects(pool.evaluate(bracket()), isEval("kernel_busy", "queue_full"));
   const { averageMs: _, ...stats } = pool.stats();
-  assert.deepEqual(stats, { workers: 1, busy: 1, queued: 1, replaced: 0 });
+  assert.deepEqual(stats, { workers: 1, busy: 1, queued: 1, replaced: 0, reusedNodes: 0 });
   await pool.close();
   await assert.rejects(running, isEval("kernel_busy", "pool_closed"));
   await assert.rejects(queued, isEval("kernel_busy", "pool_closed"));
