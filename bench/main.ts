@@ -17,6 +17,7 @@ import { renderBytesBench } from "./render_bytes_bench.ts";
 import { renderFlightBench } from "./render_flight_bench.ts";
 import { renderCapacityBench } from "./render_capacity_bench.ts";
 import { renderMemoryBench } from "./render_memory_bench.ts";
+import { renderReuseBench } from "./render_reuse_bench.ts";
 
 /** Every benchmark in report order; later parts (render, browser) are appended here. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -28,6 +29,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   renderFlightBench,
   renderCapacityBench,
   renderMemoryBench,
+  renderReuseBench,
   browserBench,
   sliderCachedBench,
   sliderUncachedBench,
