@@ -18,8 +18,8 @@
  *   not evaluated, nor is anything only it needed: it takes the cached solid, and records as
  *   computed what its evaluation computed then (so `scene.effective` is the same). A solid that
  *   owns exactly its one object, holds no other node and took at least `minMs` to compute is
- *   offered to the cache; when the cache keeps it (solid_cache.ts: on a second sighting of its
- *   key, if there is room), the cache owns it instead of this walk.
+ *   offered to the cache; when the cache keeps it (solid_cache.ts: while it has room, then on a
+ *   second sighting of its key), the cache owns it instead of this walk.
  */
 import type { Dag, DagNode } from "../dag/dag_types.ts";
 import { isRef, referencedIds } from "../dag/dag_types.ts";
@@ -291,7 +291,8 @@ export class DagWalk {
       performance.now() - started >= reuse.minMs
     ) {
       const key = reuse.keys.keyOf(entry.id);
-      if (reuse.cache.sighted(key) && reuse.cache.keep(key, value.m, this.#recordOf(entry))) {
+      const admitted = reuse.cache.admits(key, value.m.numTri());
+      if (admitted && reuse.cache.keep(key, value.m, this.#recordOf(entry))) {
         entry.owned = [];
         reuse.keys.remember(entry.id);
       }

@@ -10,11 +10,12 @@
  * - **Bounded.** At most `maxTriangles` triangles in at most `maxEntries` solids, least recently
  *   used first out. manifold-3d objects are not garbage collected: this cache owns what it holds
  *   and deletes it when it lets go.
- * - **Admitted on a second sighting.** A solid is kept only when its key was offered before
- *   (`sighted`, among the last 64 keys). Holding solids is not free: a full cache that never hits
- *   cost 0.3–0.4 ms of a 15 ms gear render (their memory goes cold, then is freed later), and a burst of renders that
- *   each change the gear's teeth would pay that for nothing. A shopper dragging the bore slider
- *   repeats the body's key from the second render on, and reuses it from the third.
+ * - **Admitted while there is room, then on a second sighting** (`admits`). Replacing solids is
+ *   not free: a cache that evicted one for every new one, and never hit, cost 0.3–0.4 ms of a
+ *   15 ms gear render (the evicted solids' memory has gone cold by then), and a burst of renders
+ *   that each change the gear's teeth would pay that for nothing. So once the cache is full, a
+ *   solid displaces others only when its key was offered before (among the last 64 keys): a
+ *   shopper dragging the bore slider repeats the body's key from the second render on.
  * - **Safe during a walk.** A solid taken or kept by the walk under way is never evicted before the
  *   next walk begins (`beginWalk`): that walk's values may still point at it. When only those
  *   remain and there is no room, `keep` declines, and the walk frees the solid itself as before.
@@ -117,16 +118,21 @@ export class SolidCache {
   }
 
   /**
-   * Records that a solid under `key` was offered; true when one was offered before (since the
-   * last `MAX_SIGHTINGS` keys), which is when keeping it is worth its memory.
+   * Records that a solid of `triangles` under `key` is offered, and whether it is worth keeping:
+   * when it fits without evicting anything, or when its key was offered before (among the last
+   * `MAX_SIGHTINGS` keys).
    */
-  sighted(key: string): boolean {
-    if (this.#sightings.has(key)) return true;
-    if (this.#sightings.size >= MAX_SIGHTINGS) {
-      this.#sightings.delete(this.#sightings.values().next().value!);
+  admits(key: string, triangles: number): boolean {
+    const seen = this.#sightings.has(key);
+    if (!seen) {
+      if (this.#sightings.size >= MAX_SIGHTINGS) {
+        this.#sightings.delete(this.#sightings.values().next().value!);
+      }
+      this.#sightings.add(key);
     }
-    this.#sightings.add(key);
-    return false;
+    const { maxTriangles, maxEntries } = this.#limits;
+    return seen ||
+      (this.#triangles + triangles <= maxTriangles && this.#held.size < maxEntries);
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * The solid cache's own rules (lib/kernel/solid_cache.ts), on real manifold-3d solids: bounded in
- * triangles and entries, least recently used out, admitting on a key's second sighting, never evicting a solid the walk under way took
+ * triangles and entries, least recently used out, admitting while it has room and then on a key's
+ * second sighting, never evicting a solid the walk under way took
  * or kept, declining what does not fit, and deleting whatever it lets go (manifold-3d objects are
  * not garbage collected). solid_reuse_test.ts covers evaluation with it.
  */
@@ -91,10 +92,15 @@ Deno.test("solid cache - smaller limits evict at once", async () => {
   assert.equal(cache.stats().entries, 0);
 });
 
-Deno.test("solid cache - a key is worth keeping on its second sighting, among the last 64", () => {
-  const cache = new SolidCache();
-  assert.equal(cache.sighted("a"), false, "first offer");
-  assert.equal(cache.sighted("a"), true, "second offer");
-  for (let i = 0; i < 64; i++) cache.sighted(`k${i}`);
-  assert.equal(cache.sighted("a"), false, "forgotten after 64 other keys");
+Deno.test("solid cache - admits while it has room, then on a key's second sighting among the last 64", async () => {
+  const cache = new SolidCache({ maxTriangles: 24, maxEntries: 10 });
+  assert.ok(cache.admits("a", 12), "room: admitted on a first sighting");
+  assert.ok(cache.keep("a", await cube(), NOTHING));
+  assert.ok(cache.admits("b", 12));
+  assert.ok(cache.keep("b", await cube(), NOTHING));
+  assert.ok(!cache.admits("c", 12), "full: a first sighting would only displace another");
+  assert.ok(cache.admits("c", 12), "a second sighting may");
+  for (let i = 0; i < 64; i++) cache.admits(`k${i}`, 12);
+  assert.ok(!cache.admits("c", 12), "forgotten after 64 other keys");
+  cache.clear();
 });

@@ -1,8 +1,7 @@
 /**
  * Reuse between renders (lib/kernel/solid_cache.ts, subtree_keys.ts, dag_walk.ts): a render that
- * changes some parameters takes the solids the others alone decide from a worker's cache (kept on
- * their key's second sighting, so each first configuration is rendered twice here). What must
- * hold: the scene is the plain walk's — parts, box, triangles, volume, effective values and
+ * changes some parameters takes the solids the others alone decide from a worker's cache. What
+ * must hold: the scene is the plain walk's — parts, box, triangles, volume, effective values and
  * the surface itself, triangle for triangle — whatever was reused; a solid is reused only for the
  * same template shape, the same reached values and the same limits; and workers reuse across jobs.
  */
@@ -121,9 +120,9 @@ Deno.test("reuse - every example's one-parameter changes give the plain walk's s
     await t.step(example.name, async () => {
       const defaults: Values = {};
       for (const p of example.schema.parameters) defaults[p.name] = p.default;
-      const reuse = reuseOn();
-      // Offered once, kept the second time: as after a shopper's first renders.
-      await evaluateDagExact(example.finish(defaults), await rt(), undefined, { reuse });
+      // Room for every solid of the sweep: the defaults' stay kept, as after a shopper's first
+      // render (a full cache keeps only what it sees twice; solid_cache_test.ts).
+      const reuse = reuseOn(new SolidCache({ maxTriangles: 1_000_000, maxEntries: 10_000 }));
       let hits = 0;
       for (const p of example.schema.parameters) {
         for (const value of alternatives(p)) {
@@ -146,10 +145,12 @@ Deno.test("reuse - a color change reuses the whole gear and keeps its effective 
   const [gear] = (await readExamples()).filter((e) => e.name === "spur-gear");
   const reuse = reuseOn();
   // A hub wider than the root circle allows: the scene reports the effective diameter.
-  const firstDag = gear.finish({ hubDiameter: 60, color: "#222222" });
-  await evaluateDagExact(firstDag, await rt(), undefined, { reuse });
-  assert.equal(reuse.cache.stats().kept, 0, "nothing is kept on a first sighting");
-  const first = await evaluateDagExact(firstDag, await rt(), undefined, { reuse });
+  const first = await evaluateDagExact(
+    gear.finish({ hubDiameter: 60, color: "#222222" }),
+    await rt(),
+    undefined,
+    { reuse },
+  );
   assert.ok(first.scene.effective?.hubDiameter, "the first render reports the bounded hub");
   const before = reuse.cache.stats().hits;
   const dag = gear.finish({ hubDiameter: 60, color: "#3a7d44" });
@@ -165,14 +166,11 @@ Deno.test("reuse - another template shape or other limits never share a solid", 
   const cache = new SolidCache();
   const keys = new SubtreeKeys();
   const on = (shape: string): EvaluationReuse => ({ cache, keys, shape, minMs: 0 });
-  const twice = async (dag: Dag, shape: string) => {
-    for (let i = 0; i < 2; i++) {
-      await evaluateDagExact(dag, await rt(), undefined, { reuse: on(shape) });
-    }
-  };
-  await twice(gear.finish({}), "shape-a");
-  // Shape b's nodes are looked up from now on (its renders kept them), with other values.
-  await twice(gear.finish({ teeth: 30 }), "shape-b");
+  await evaluateDagExact(gear.finish({}), await rt(), undefined, { reuse: on("shape-a") });
+  // Shape b's nodes are looked up from now on (its render kept them), with other values.
+  await evaluateDagExact(gear.finish({ teeth: 30 }), await rt(), undefined, {
+    reuse: on("shape-b"),
+  });
   const hits = cache.stats().hits;
 
   // Shape a's values under shape b: the same node ids and values, and nothing kept for them.
@@ -203,9 +201,7 @@ Deno.test("reuse - a pool's workers reuse solids across jobs, renders only", asy
   const pool = new WorkerPool({ size: 1, onReused: (count) => counted.push(count) });
   const body = (color: string) => JSON.stringify({ dag: gear.finish({ color }) });
   try {
-    await pool.evaluate({ dagIn: body("#222222"), shape: "gear" });
     const first = await pool.evaluate({ dagIn: body("#222222"), shape: "gear" });
-    // The second render of the first configuration was a miss that kept its solids.
     assert.equal(pool.stats().reusedNodes, 0);
     const second = await pool.evaluate({ dagIn: body("#3a7d44"), shape: "gear" });
     assert.ok(pool.stats().reusedNodes >= 1, "the second render took the body from the cache");
@@ -225,7 +221,6 @@ Deno.test("reuse - a pool's workers reuse solids across jobs, renders only", asy
 
   const off = new WorkerPool({ size: 1, reuseTriangles: 0 });
   try {
-    await off.evaluate({ dagIn: body("#222222"), shape: "gear" });
     await off.evaluate({ dagIn: body("#222222"), shape: "gear" });
     await off.evaluate({ dagIn: body("#3a7d44"), shape: "gear" });
     assert.equal(off.stats().reusedNodes, 0, "RENDER_REUSE_TRIANGLES=0 keeps nothing");
