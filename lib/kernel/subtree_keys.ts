@@ -7,8 +7,8 @@
  * id, and the reached values in a fixed order — computed from a few values, not by hashing the
  * subtree, and exact.
  *
- * Only nodes whose result was kept before are looked up (`remember`), so a walk whose nodes were
- * never worth keeping builds no key at all.
+ * A walk looks up only nodes whose result was kept before (`remember`), and builds a key otherwise
+ * only for a solid slow enough to offer to the cache.
  */
 import { type Dag, isParameterInput, referencedIds } from "../dag/dag_types.ts";
 import type { EvalLimits } from "./eval_limits.ts";
@@ -26,8 +26,8 @@ export interface NodeKeys {
 /** Template shapes remembered at most. */
 const MAX_SHAPES = 16;
 /**
- * Nodes whose reached inputs a shape remembers at most (a list of up to 256 ids each): past it the
- * lists are dropped and found again, so a template of 2 000 slow nodes costs time, not memory.
+ * Nodes whose reached inputs a shape remembers at most (a list of ids each): past it the lists are
+ * dropped and found again, so a template of 2 000 slow nodes costs time, not memory.
  */
 const MAX_REACHED = 256;
 
