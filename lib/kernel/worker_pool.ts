@@ -22,7 +22,7 @@ import {
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval_limits.ts";
 import { DEFAULT_SOLID_CACHE_LIMITS } from "./solid_cache.ts";
 import { FairQueue, type Tenant } from "./fair_queue.ts";
-import type { DagSource, WorkerJob, WorkerReply } from "./worker_protocol.ts";
+import { type DagSource, shapeOf, type WorkerJob, type WorkerReply } from "./worker_protocol.ts";
 import type { Scene } from "../dag/scene.ts";
 import type { ExportFormat } from "../dag/export_format.ts";
 
@@ -103,6 +103,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job?: Job;
+  /** The template shape of the last render it ran (its solid cache holds that shape's solids). */
+  lastShape?: string;
 }
 
 /**
@@ -366,10 +368,16 @@ export class WorkerPool {
 
   /** Hands queued jobs to ready idle workers in the fair order. */
   #pump(): void {
-    for (const slot of this.#slots) {
-      if (!slot.ready || slot.job) continue;
+    for (;;) {
+      const idle = this.#slots.filter((slot) => slot.ready && !slot.job);
+      if (idle.length === 0) break;
       const job = this.#queue.next();
       if (!job) break;
+      // Among idle workers, the one that last rendered this template: its solid cache is warm
+      // for it (solid_cache.ts), so a shopper's next change finds the solids it can reuse there.
+      const shape = job.export ? undefined : shapeOf(job.dag);
+      const slot = (shape !== undefined && idle.find((s) => s.lastShape === shape)) || idle[0];
+      if (shape !== undefined) slot.lastShape = shape;
       this.#dispatch(slot, job);
     }
     this.#grow();

@@ -228,3 +228,24 @@ Deno.test("reuse - a pool's workers reuse solids across jobs, renders only", asy
     await off.close();
   }
 });
+
+Deno.test("reuse - a pool sends a template's render to the idle worker that last rendered it", async () => {
+  const [gear] = (await readExamples()).filter((e) => e.name === "spur-gear");
+  const body = (color: string) => JSON.stringify({ dag: gear.finish({ color }) });
+  const pool = new WorkerPool({ size: 2 });
+  try {
+    await pool.warm();
+    // The first worker takes a job without a template; the gear goes to the second, which keeps
+    // the gear's solids.
+    await Promise.all([
+      pool.evaluate({ dagIn: body("#f2f2f2") }),
+      pool.evaluate({ dagIn: body("#222222"), shape: "gear" }),
+    ]);
+    assert.equal(pool.stats().reusedNodes, 0);
+    // Both are idle now: the next change goes to the second again, and reuses the body there.
+    await pool.evaluate({ dagIn: body("#3a7d44"), shape: "gear" });
+    assert.ok(pool.stats().reusedNodes >= 1, "the render went to the worker whose cache is warm");
+  } finally {
+    await pool.close();
+  }
+});
