@@ -3,10 +3,10 @@
  * against the same kernel-api with reuse turned off (`RENDER_REUSE_TRIANGLES=0`), in the same run.
  * Each session starts from a configuration no other session uses, then changes one parameter 8
  * times; every render is a miss in L1 and L2, so each answer waits on an evaluation. The verdict
- * is on changes 3–8 of the bore and color drags — the solids are kept on their key's second
- * sighting, so changes 1–2 are misses on both sides and are printed apart — and the hub-height
- * drag, which reaches the gear's body and can reuse nothing, shows what reuse costs when it
- * cannot help. The sides alternate which goes first from step to step.
+ * is on changes 3–8 of the bore and color drags — earlier sessions fill the cache, and a full cache
+ * keeps a solid on its key's second sighting, so changes 1–2 are misses on both sides and are
+ * printed apart — and the hub-height drag, which reaches the gear's body and can reuse nothing,
+ * shows what reuse costs when it cannot help. The sides alternate which goes first from step to step.
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { type RenderBenchServer, renderOnce, startRenderBenchServer } from "./render_fixture.ts";
@@ -14,7 +14,8 @@ import { median } from "./stats.ts";
 
 const SESSIONS = 14;
 const CHANGES = 8;
-/** Changes before a kept solid can be taken: the first sighting, then the keeping miss. */
+/** Changes before a kept solid can be taken, once the cache is full: the first sighting, then the
+ * keeping miss. */
 const WARMING = 2;
 const TARGET = 0.5;
 

@@ -126,7 +126,6 @@ Deno.test("reuse - every example's one-parameter changes give the plain walk's s
       let hits = 0;
       for (const p of example.schema.parameters) {
         for (const value of alternatives(p)) {
-          // The cache holds the defaults' solids, as after a shopper's first render.
           await evaluateDagExact(example.finish(defaults), await rt(), undefined, { reuse });
           const dag = example.finish({ ...defaults, [p.name]: value });
           const before = reuse.cache.stats().hits;
