@@ -265,7 +265,8 @@ export class DagWalk {
     const node = entry.node as unknown as Record<string, unknown>;
     const ctx = new NodeContext(spec.members, node, entry.pointer, this.#rt, this.#limits, access);
     let value: Value;
-    const started = performance.now();
+    // Timed only when a cache may take the result (exports and python mode have none).
+    const started = this.#reuse ? performance.now() : 0;
     try {
       value = spec.evaluate(ctx);
     } catch (err) {

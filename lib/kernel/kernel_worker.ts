@@ -4,8 +4,8 @@
  *
  * Protocol (worker_protocol.ts): the worker posts `{ type: "ready" }` once manifold-3d is loaded;
  * the pool posts `{ id, dag, limits, reuseTriangles }` (`dag` the DAG or the JSON text holding it,
- * with the template shape it was checked against); the worker
- * answers `{ type: "result", id, json }` (the scene as JSON text) or
+ * with the template shape it was checked against); the worker answers
+ * `{ type: "result", id, json, reused }` (the scene as JSON text, and the solids its cache gave) or
  * `{ type: "error", id, error, fatal }`. `fatal` means the error was not an EvalError (a WASM
  * abort, an out-of-memory, a bug): the module may be corrupt, so the pool replaces this worker.
  */

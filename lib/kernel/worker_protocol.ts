@@ -4,8 +4,9 @@
  * evaluator (and manifold-3d's JS glue) in the pool's module graph.
  *
  * Protocol: the worker posts `{ type: "ready" }` once manifold-3d is loaded; the pool posts
- * `{ id, dag, limits, reuseTriangles }` (`dag` a `DagSource`); the worker answers `{ type: "result", id, json }`
- * (the scene as JSON text) or `{ type: "error", id, error, fatal }`. A job with `export` is
+ * `{ id, dag, limits, reuseTriangles }` (`dag` a `DagSource`); the worker answers
+ * `{ type: "result", id, json, reused }` (the scene as JSON text, and how many solids it took
+ * from its cache) or `{ type: "error", id, error, fatal }`. A job with `export` is
  * answered `{ type: "file", id, bytes }` instead: the export file built on the worker from the
  * exact geometry (docs/exports.md).
  */

@@ -14,6 +14,7 @@ import {
 } from "@/lib/dag/parameter_schema.ts";
 import type { Scene } from "@/lib/dag/scene.ts";
 import { substitute } from "@/lib/dag/substitute.ts";
+import { readExamples } from "@/lib/hub/demo_seed.ts";
 import { EvalError } from "@/lib/kernel/eval_errors.ts";
 import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "@/lib/kernel/eval_limits.ts";
 import { evaluateDagExact, type EvaluationReuse, type ExactMesh } from "@/lib/kernel/evaluate.ts";
@@ -26,34 +27,21 @@ type Values = Record<string, number | boolean | string>;
 
 interface Example {
   name: string;
-  template: Dag;
   schema: ParameterSchema;
   finish(values: Values): Dag;
 }
 
-const PROJECTS = new URL("../../examples/projects/", import.meta.url);
+/** The template examples of `examples/projects/` (python-mode ones have no template). */
+async function templateExamples(): Promise<Example[]> {
+  return (await readExamples()).filter((e) => e.template !== null).map((e) => {
+    const template = e.template as Dag;
+    const schema = validateParameterSchema(e.schema);
+    return { name: e.slug, schema, finish: (values) => substitute(template, schema, values) };
+  });
+}
 
-async function readExamples(): Promise<Example[]> {
-  const out: Example[] = [];
-  for await (const entry of Deno.readDir(PROJECTS)) {
-    const dir = new URL(`${entry.name}/`, PROJECTS);
-    let template: Dag;
-    try {
-      template = JSON.parse(await Deno.readTextFile(new URL("template.dag.json", dir)));
-    } catch {
-      continue; // a python-mode example has no template
-    }
-    const schema = validateParameterSchema(
-      JSON.parse(await Deno.readTextFile(new URL("parameters.schema.json", dir))),
-    );
-    out.push({
-      name: entry.name,
-      template,
-      schema,
-      finish: (values) => substitute(template, schema, values),
-    });
-  }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
+async function spurGear(): Promise<Example> {
+  return (await templateExamples()).find((e) => e.name === "spur-gear")!;
 }
 
 /** Up to two valid values other than the default, for a one-parameter change. */
@@ -116,7 +104,7 @@ async function rt(): Promise<ManifoldRuntime> {
 }
 
 Deno.test("reuse - every example's one-parameter changes give the plain walk's scene", async (t) => {
-  for (const example of await readExamples()) {
+  for (const example of await templateExamples()) {
     await t.step(example.name, async () => {
       const defaults: Values = {};
       for (const p of example.schema.parameters) defaults[p.name] = p.default;
@@ -141,7 +129,7 @@ Deno.test("reuse - every example's one-parameter changes give the plain walk's s
 });
 
 Deno.test("reuse - a color change reuses the whole gear and keeps its effective values", async () => {
-  const [gear] = (await readExamples()).filter((e) => e.name === "spur-gear");
+  const gear = await spurGear();
   const reuse = reuseOn();
   // A hub wider than the root circle allows: the scene reports the effective diameter.
   const first = await evaluateDagExact(
@@ -161,7 +149,7 @@ Deno.test("reuse - a color change reuses the whole gear and keeps its effective 
 });
 
 Deno.test("reuse - another template shape or other limits never share a solid", async () => {
-  const [gear] = (await readExamples()).filter((e) => e.name === "spur-gear");
+  const gear = await spurGear();
   const cache = new SolidCache();
   const keys = new SubtreeKeys();
   const on = (shape: string): EvaluationReuse => ({ cache, keys, shape, minMs: 0 });
@@ -195,7 +183,7 @@ Deno.test("reuse - another template shape or other limits never share a solid", 
 });
 
 Deno.test("reuse - a pool's workers reuse solids across jobs, renders only", async () => {
-  const [gear] = (await readExamples()).filter((e) => e.name === "spur-gear");
+  const gear = await spurGear();
   const counted: number[] = []; // what /metrics counts (kernel_reused_solids_total)
   const pool = new WorkerPool({ size: 1, onReused: (count) => counted.push(count) });
   const body = (color: string) => JSON.stringify({ dag: gear.finish({ color }) });
@@ -229,7 +217,7 @@ Deno.test("reuse - a pool's workers reuse solids across jobs, renders only", asy
 });
 
 Deno.test("reuse - a pool sends a template's render to the idle worker that last rendered it", async () => {
-  const [gear] = (await readExamples()).filter((e) => e.name === "spur-gear");
+  const gear = await spurGear();
   const body = (color: string) => JSON.stringify({ dag: gear.finish({ color }) });
   const pool = new WorkerPool({ size: 2 });
   try {

@@ -6,15 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
+import type { Dag } from "@/lib/dag/dag_types.ts";
 import { substitute } from "@/lib/dag/substitute.ts";
+import { readExamples } from "@/lib/hub/demo_seed.ts";
 import { startTestServer } from "../_helpers/server.ts";
 import { render, setupRender } from "./render_helpers.ts";
 
-const GEAR = new URL("../../examples/projects/spur-gear/", import.meta.url);
-
 Deno.test("render - a template project's color picks reuse the gear's body on the worker", async () => {
-  const template = JSON.parse(await Deno.readTextFile(new URL("template.dag.json", GEAR)));
-  const schema = JSON.parse(await Deno.readTextFile(new URL("parameters.schema.json", GEAR)));
+  const { template, schema } = (await readExamples()).find((e) => e.slug === "spur-gear")!;
   const parameters = validateParameterSchema(schema);
   const server = await startTestServer({ env: { RENDER_WORKERS: "1" } });
   try {
@@ -22,7 +21,7 @@ Deno.test("render - a template project's color picks reuse the gear's body on th
     const reused = () => server.deps.metrics.reusedSolids.get();
     const meshes = new Set<string>();
     for (const color of ["#222222", "#f2f2f2", "#3a7d44", "#c9a227"]) {
-      const dag = substitute(template, parameters, { color, teeth: 31 });
+      const dag = substitute(template as Dag, parameters, { color, teeth: 31 });
       const res = await render(server.url, s.token, s.origin, { dag });
       const body = await res.json();
       assert.equal(res.status, 200, JSON.stringify(body));
