@@ -32,6 +32,7 @@ import { enforceThemeContrast } from "../lib/client/theme_contrast.ts";
 import { keptEffective } from "../lib/client/effective_value_text.ts";
 import { createShareUrl, restoreFromUrl, type ShareNote } from "../lib/client/share_link.ts";
 import { PageChangeSync } from "../lib/client/page_change_sync.ts";
+import { colorRoutes, previewColors } from "../lib/client/color_preview.ts";
 import {
   renderSnapshot,
   settledResult,
@@ -226,6 +227,15 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   const [formSync] = useState(() => new PageChangeSync(() => setValues(valuesRef.current)));
   useEffect(() => () => formSync.dispose(), []);
 
+  // A color-only change is shown at once on the scene on screen (lib/client/color_preview.ts); the
+  // render's answer replaces the preview, and an error takes it back.
+  const routes = useMemo(
+    () =>
+      project?.template && project.schema ? colorRoutes(project.template, project.schema) : null,
+    [project],
+  );
+  const [colorTarget, setColorTarget] = useState<Record<string, unknown> | null>(null);
+
   // Renders `next`. The form shows values from the form itself (and the first ones) at once, and
   // values the page set with their model.
   const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
@@ -233,6 +243,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     // Render first: its request is queued before the re-render setValues queues, so it leaves
     // before the form is diffed (lib/client/render_client.ts, #enqueue).
     const rendered = render(next);
+    setColorTarget(routes && result && previewColors(result, next, routes) ? next : null);
     if (from === "form") formSync.now();
     else formSync.withModel(rendered);
     if (announce) {
@@ -425,6 +436,11 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   }, [result]);
 
   const shown = explain(error ?? projectError, tokenStatus);
+  const preview = useMemo(
+    () =>
+      colorTarget && routes && result && !shown ? previewColors(result, colorTarget, routes) : null,
+    [colorTarget, routes, result, !shown],
+  );
   useEffect(() => {
     if (shown) emit?.({ type: "error", code: shown.code, detail: shown.detail });
   }, [shown?.code, shown?.detail]);
@@ -451,7 +467,7 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
       <div class="cad-body">
         <div class="cad-stage">
           <Viewer
-            result={result}
+            result={preview ?? result}
             loading={loading}
             loadingText={project?.mode === "python"
               ? "Starting the design runtime (a few seconds the first time)…"

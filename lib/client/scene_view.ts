@@ -73,7 +73,7 @@ import {
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import { isSoftwareRenderer, rendererName } from "./software_gl.ts";
-import type { RenderResult } from "./render_result.ts";
+import { drawsTheSame, type RenderResult } from "./render_result.ts";
 import { type BoundingSphere, fitDistance, shouldRefit, sphereOfBox } from "./camera_fit.ts";
 import { viewKeyAction } from "./view_keys.ts";
 
@@ -430,6 +430,11 @@ export class SceneView {
     return this.#framesDrawn;
   }
 
+  /** The colors of the scene shown, part by part (tests and benchmarks read an instant color). */
+  get partColors(): string[] {
+    return this.#shown?.parts.map((part) => part.color) ?? [];
+  }
+
   /**
    * Replaces the drawn scene with `result`; fits the camera the first time, when `fit`, or when
    * the bounds changed a lot and the shopper has not moved the camera since the last fit.
@@ -468,6 +473,11 @@ export class SceneView {
 
   show(result: RenderResult, options: { fit?: boolean } = {}): void {
     if (this.#disposed) return;
+    // The answer to a previewed color pick: the picture on screen is already this one.
+    if (this.#shown && !options.fit && drawsTheSame(this.#shown, result)) {
+      this.#shown = result;
+      return;
+    }
     if (this.#firstModel === "none") {
       this.#firstModel = "shown";
       mark(FIRST_MODEL_MARKS.scene, this.#number);
