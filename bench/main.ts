@@ -6,7 +6,7 @@
  */
 import type { Benchmark, BenchResult } from "./benchmark.ts";
 import { browserBench } from "./browser_bench.ts";
-import { sliderCachedBench, sliderUncachedBench } from "./slider_floor.ts";
+import { colorPickBench, sliderCachedBench, sliderUncachedBench } from "./slider_floor.ts";
 import { firstModelBench, firstModelJsBench } from "./first_model_bench.ts";
 import { mintBench } from "./mint_bench.ts";
 import { formatResult, verdictOf } from "./report.ts";
@@ -33,6 +33,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   browserBench,
   sliderCachedBench,
   sliderUncachedBench,
+  colorPickBench,
   firstModelBench,
   firstModelJsBench,
 ];

@@ -17,6 +17,11 @@
  *   gear's; for the other examples the floor replays the product's uncached bytes (no evaluation),
  *   printed for information.
  *
+ * - **color pick** (the spur gear's color, a new color each time): the product shows a color-only
+ *   change at once on the meshes it holds (lib/client/color_preview.ts), its render still on the
+ *   way; the floor page recolors its parts' material and waits the same two frames. The product's
+ *   time until the render's answer is drawn is printed beside it (what a pick waited for before).
+ *
  * Product and floor alternate change by change on two pages of one browser, so both see the same
  * load. Ratios are of p50s (product ÷ floor, lower is better; target ≤ 1.2 each).
  */
@@ -43,6 +48,8 @@ const EXAMPLES: Array<{ project: string; param: string; start: number; max: numb
   { project: "stud-plate", param: "columns", start: 8, max: 32 },
 ];
 const SAMPLES = 12;
+/** Color picks per side (one frame of difference is a large share of a pick: more samples). */
+const COLOR_PICKS = 24;
 /** The spur gear's defaults (examples/projects/spur-gear), as the direct build takes them. */
 const GEAR_DEFAULTS: GearValues = {
   teeth: 24,
@@ -69,6 +76,8 @@ export interface SliderMeasurement {
   /** Floor replays of the product's uncached bytes (no evaluation), all examples but the gear. */
   replayUncached: number[];
   productOtherUncached: number[];
+  /** Gear color picks: the product's preview drawn, its render's answer drawn, the floor's. */
+  colorPick: { drawn: number[]; rendered: number[]; floor: number[] };
   details: string[];
   problems: string[];
 }
@@ -230,6 +239,49 @@ function productChange(page: Page, name: string, value: number): Promise<number>
   }, [name, value] as const);
 }
 
+/**
+ * Picks `color` for the gear's `color` parameter on the product page: ms from `setParameters`
+ * until the view shows it and two frames have passed (`drawn`), and until the render's answer
+ * for it has been drawn likewise (`rendered`).
+ */
+function productColorPick(page: Page, color: string): Promise<{ drawn: number; rendered: number }> {
+  return page.evaluate(async (color) => {
+    const el = document.querySelector("cad-configurator") as HTMLElement & {
+      setParameters(values: Record<string, unknown>): void;
+      view: { partColors: string[] };
+    };
+    const twoFrames = () =>
+      new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const t0 = performance.now();
+    const answered = new Promise<void>((resolve) => {
+      const on = (e: Event) => {
+        if ((e as CustomEvent).detail.result.values.color === color) {
+          el.removeEventListener("cad-rendered", on);
+          resolve();
+        }
+      };
+      el.addEventListener("cad-rendered", on);
+    });
+    el.setParameters({ color });
+    // The scene is handed to the view in the re-render this change queues (a microtask).
+    while (el.view.partColors[0] !== color) await new Promise((r) => setTimeout(r, 0));
+    await twoFrames();
+    const drawn = performance.now() - t0;
+    await answered;
+    await twoFrames();
+    return { drawn, rendered: performance.now() - t0 };
+  }, color);
+}
+
+/** The floor page's color pick (`floorRecolor`). */
+function floorColorPick(page: Page, color: string): Promise<number> {
+  return page.evaluate(
+    (color) =>
+      (globalThis as unknown as { floorRecolor(c: string): Promise<number> }).floorRecolor(color),
+    color,
+  );
+}
+
 /** The same change on the floor page (`url` answers the bytes; `body` is what gets POSTed). */
 function floorChange(page: Page, url: string, body: string): Promise<number> {
   return page.evaluate(
@@ -312,6 +364,7 @@ async function measure(progress: (line: string) => void): Promise<SliderMeasurem
     gearProductUncached: [],
     replayUncached: [],
     productOtherUncached: [],
+    colorPick: { drawn: [], rendered: [], floor: [] },
     details: [],
     problems: [],
   };
@@ -393,6 +446,23 @@ async function measure(progress: (line: string) => void): Promise<SliderMeasurem
         floor.record(key, r.bytes, r.type);
         fc.push(await floorChange(floorPage, `${floor.origin}/replay?k=${key}`, r.request));
       }
+      if (gear) {
+        // Distinct colors: each pick's render is a new configuration (reuse keeps the body).
+        for (let i = 0; i < COLOR_PICKS; i++) {
+          const color = "#" + ((0x2e5a86 + i * 0x0b0a09) % 0x1000000).toString(16).padStart(6, "0");
+          const pick = await productColorPick(product, color);
+          m.colorPick.drawn.push(pick.drawn);
+          m.colorPick.rendered.push(pick.rendered);
+          m.colorPick.floor.push(await floorColorPick(floorPage, color));
+        }
+        const { drawn, rendered, floor: recolored } = m.colorPick;
+        const f = (xs: number[]) => `${p50(xs).toFixed(0)}/${p95(xs).toFixed(0)}`;
+        m.details.push(
+          `${ex.project.padEnd(13)} p50/p95 ms — color pick: product ${f(drawn)} (its render's ` +
+            `answer drawn ${f(rendered)}), floor ${f(recolored)}`,
+        );
+        progress(m.details.at(-1)!);
+      }
       m.product.uncached.push(...pu);
       m.product.cached.push(...pc);
       m.floor.cached.push(...fc);
@@ -450,6 +520,33 @@ function result(kind: "cached" | "uncached", m: SliderMeasurement): BenchResult 
     problems: m.problems,
   };
 }
+
+/** A gear color pick → drawn, product ÷ a bare page recoloring its material (≤ 1.2). */
+export const colorPickBench: Benchmark = {
+  name: "color-pick",
+  description: "color pick → drawn, <cad-configurator> ÷ bare three.js page recoloring",
+  run: async (progress) => {
+    const m = await measureSlider(progress);
+    const { drawn, rendered, floor } = m.colorPick;
+    return {
+      title: "color-pick",
+      unit: "ms",
+      baseline: { label: "floor p50", value: p50(floor) },
+      candidate: { label: "product p50", value: p50(drawn) },
+      target: 1.2,
+      lowerIsBetter: true,
+      decimals: 1,
+      summary:
+        `spur gear, ${drawn.length} picks each side; product p50 ${p50(drawn).toFixed(1)} ms p95 ${
+          p95(drawn).toFixed(1)
+        } ms, floor p50 ${p50(floor).toFixed(1)} ms; the render's ` +
+        `answer drawn p50 ${p50(rendered).toFixed(1)} ms (what a pick waited for without the ` +
+        `preview)`,
+      details: [],
+      problems: m.problems,
+    };
+  },
+};
 
 /** Cached slider change → drawn, product ÷ a bare page replaying the same bytes (≤ 1.2). */
 export const sliderCachedBench: Benchmark = {

@@ -13,7 +13,8 @@
  * lib/client/scene_view.ts). Meshes are held by hash as decoded arrays (like the client's geometry
  * cache) and a `BufferGeometry` lives while its mesh is on screen.
  *
- * `globalThis.floorChange(url, body)` runs one change and resolves with its milliseconds.
+ * `globalThis.floorChange(url, body)` runs one change and resolves with its milliseconds;
+ * `globalThis.floorRecolor(color)` one color pick (the color-pick bench's floor).
  */
 import {
   BufferAttribute,
@@ -149,6 +150,18 @@ async function floorChange(url: string, body: string): Promise<number> {
   return performance.now() - t0;
 }
 
+/** One color pick: every part drawn in `color`, on the next frame, and two frames waited. */
+async function floorRecolor(color: string): Promise<number> {
+  const t0 = performance.now();
+  shown?.group.traverse((o) => {
+    if ((o as Mesh).isMesh) (o as Mesh).material = material(color);
+  });
+  requestAnimationFrame(() => renderer.render(scene, camera));
+  await frame();
+  await frame();
+  return performance.now() - t0;
+}
+
 /**
  * First-model mode (`first_model_floor.ts`): the page's inline script has already sent the render
  * request (`globalThis.firstAnswer`), so the answer travels while this module loads and the
@@ -159,7 +172,7 @@ const firstAnswer = (globalThis as { firstAnswer?: Promise<Response> }).firstAns
 if (firstAnswer) {
   show(firstAnswer).then(() => performance.mark("floor:first-model"));
 } else {
-  Object.assign(globalThis, { floorChange });
+  Object.assign(globalThis, { floorChange, floorRecolor });
   renderer.render(scene, camera);
   document.body.dataset.ready = "true";
 }
