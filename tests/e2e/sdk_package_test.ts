@@ -18,6 +18,29 @@ import { elementPage, installViteApp, servePartnerSite, sh } from "./partner_app
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
+/** Whether the model's pixels on the page's canvas are mostly blue or mostly red. */
+function blueShare(page: Page): Promise<"blue" | "red"> {
+  return page.evaluate(() => {
+    const gl = document.querySelector("canvas") as HTMLCanvasElement;
+    const c = document.createElement("canvas");
+    c.width = gl.width;
+    c.height = gl.height;
+    const ctx = c.getContext("2d")!;
+    ctx.drawImage(gl, 0, 0);
+    const data = ctx.getImageData(0, 0, c.width, c.height).data;
+    let red = 0, blue = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      // The stage's background is #eef1f5.
+      const d = Math.abs(data[i] - 0xee) + Math.abs(data[i + 1] - 0xf1) +
+        Math.abs(data[i + 2] - 0xf5);
+      if (d <= 24) continue;
+      red += data[i];
+      blue += data[i + 2];
+    }
+    return blue > red ? "blue" : "red";
+  });
+}
+
 /** Moves the width slider one step and waits for the render it causes. */
 async function stepWidth(page: Page, renders: RenderExchange[]): Promise<RenderExchange> {
   const before = renders.length;
@@ -255,6 +278,38 @@ Deno.test({
         assert.deepEqual(synced, { textsBefore: 0, shown: "45 mm" });
         assert.deepEqual(errors, []);
         await again.close();
+        await page.close();
+      });
+
+      await t.step("React: a color pick is drawn before its render answers", async () => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+        const errors: string[] = [];
+        page.on("pageerror", (e) => errors.push(String(e)));
+        await page.goto(`${origin}/`);
+        await page.locator('.cad-configurator[data-render-status="ready"]').waitFor({
+          timeout: 30_000,
+        });
+        await page.waitForTimeout(300);
+        assert.equal(await blueShare(page), "blue", "the default #4a6fa5 is blue");
+        const released = Promise.withResolvers<void>();
+        await page.route("**/render", async (route) => {
+          await released.promise;
+          await route.continue();
+        });
+        const hash = await page.locator(".cad-configurator").getAttribute("data-dag-hash");
+        await page.evaluate(() =>
+          (globalThis as unknown as { cad: { setParameters(v: Record<string, unknown>): void } })
+            .cad.setParameters({ color: "#c0392b" })
+        );
+        await until(async () => (await blueShare(page)) === "red", "the picked red on the model");
+        assert.equal(await page.locator(".cad-configurator").getAttribute("data-dag-hash"), hash);
+        released.resolve();
+        await page.locator('.cad-configurator[data-render-status="ready"]').and(
+          page.locator(`.cad-configurator:not([data-dag-hash="${hash}"])`),
+        ).waitFor({ timeout: 30_000 });
+        assert.equal(await blueShare(page), "red", "the kernel's answer keeps it");
+        await page.screenshot({ path: `${ARTIFACTS}npm_react_app_color.png` });
+        assert.deepEqual(errors, []);
         await page.close();
       });
 

@@ -43,6 +43,7 @@ import {
 } from "../../../../lib/client/snapshot.ts";
 import { useConfigurator } from "./context.ts";
 import { PageChangeSync } from "../../../../lib/client/page_change_sync.ts";
+import { colorRoutes, previewColors } from "../../../../lib/client/color_preview.ts";
 import { type ArMode, browserArMode } from "../../../../lib/client/ar_support.ts";
 import { ArError, type ArLaunch, viewInAr } from "../../../../lib/client/ar_launch.ts";
 
@@ -197,11 +198,23 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
   // The form takes a page change's values with their model (lib/client/page_change_sync.ts).
   const [formSync] = useState(() => new PageChangeSync(() => setValues(valuesRef.current)));
   useEffect(() => () => formSync.dispose(), [formSync]);
+  // A color-only change is shown at once on the scene on screen (lib/client/color_preview.ts); the
+  // render's answer replaces the preview, and an error takes it back.
+  const routes = useMemo(
+    () =>
+      project?.template && project.schema ? colorRoutes(project.template, project.schema) : null,
+    [project],
+  );
+  const [colorTarget, setColorTarget] = useState<Record<string, unknown> | null>(null);
+  const resultRef = useRef(result);
+  resultRef.current = result;
   // Renders `next`. The form shows values from the form itself (and the first ones) at once, and
   // values the page set with their model.
   const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
     valuesRef.current = next;
     const rendered = render(next);
+    const shownResult = resultRef.current;
+    setColorTarget(routes && shownResult && previewColors(shownResult, next, routes) ? next : null);
     if (from === "form") formSync.now();
     else formSync.withModel(rendered);
     if (announce) emit.current?.({ type: "change", values: next });
@@ -248,6 +261,11 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
     emit.current?.({ type: "status", tokenStatus });
   }, [tokenStatus]);
   const shown = explain(error ?? projectError, tokenStatus);
+  const preview = useMemo(
+    () =>
+      colorTarget && routes && result && !shown ? previewColors(result, colorTarget, routes) : null,
+    [colorTarget, routes, result, !shown],
+  );
   useEffect(() => {
     if (shown) {
       emit.current?.({ type: "error", code: shown.code, detail: shown.detail });
@@ -283,7 +301,7 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
         "div",
         { className: "cad-stage" },
         h(Viewer, {
-          result,
+          result: preview ?? result,
           loading,
           error: shown,
           title,
