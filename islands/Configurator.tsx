@@ -243,8 +243,10 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
     // Render first: its request is queued before the re-render setValues queues, so it leaves
     // before the form is diffed (lib/client/render_client.ts, #enqueue).
     const rendered = render(next);
-    setColorTarget(routes && result && previewColors(result, next, routes) ? next : null);
-    if (from === "form") formSync.now();
+    const previewed = !!(routes && result && previewColors(result, next, routes));
+    setColorTarget(previewed ? next : null);
+    // A previewed page change's model is on screen at once: the form shows its values with it.
+    if (from === "form" || previewed) formSync.now();
     else formSync.withModel(rendered);
     if (announce) {
       emit?.({ type: "change", values: next });

@@ -125,6 +125,11 @@ Deno.test({
         assert.equal(held.state.seen, 1, "the render was sent");
         assert.equal(await page.locator(INNER).getAttribute("data-render-status"), "rendering");
         assert.equal(await page.locator(INNER).getAttribute("data-dag-hash"), hash, "not answered");
+        assert.equal(
+          await page.locator(`${INNER} [data-param="color"] input[type="color"]`).inputValue(),
+          "#2e86ab",
+          "the form shows the pick with its model, not with the held answer",
+        );
         const blue = await modelHue(page);
         assert.ok(blue.blue > blue.red + 30, `blue: ${JSON.stringify(blue)}`);
         assert.ok(

@@ -214,8 +214,10 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
     valuesRef.current = next;
     const rendered = render(next);
     const shownResult = resultRef.current;
-    setColorTarget(routes && shownResult && previewColors(shownResult, next, routes) ? next : null);
-    if (from === "form") formSync.now();
+    const previewed = !!(routes && shownResult && previewColors(shownResult, next, routes));
+    setColorTarget(previewed ? next : null);
+    // A previewed page change's model is on screen at once: the form shows its values with it.
+    if (from === "form" || previewed) formSync.now();
     else formSync.withModel(rendered);
     if (announce) emit.current?.({ type: "change", values: next });
   };
