@@ -73,7 +73,8 @@ import {
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import { isSoftwareRenderer, rendererName } from "./software_gl.ts";
-import { drawsTheSame, type RenderResult } from "./render_result.ts";
+import type { RenderResult } from "./render_result.ts";
+import { drawsTheSame } from "./same_picture.ts";
 import { type BoundingSphere, fitDistance, shouldRefit, sphereOfBox } from "./camera_fit.ts";
 import { viewKeyAction } from "./view_keys.ts";
 

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { colorRoutes, previewColors } from "@/lib/client/color_preview.ts";
-import { drawsTheSame, type RenderResult } from "@/lib/client/render_result.ts";
+import type { RenderResult } from "@/lib/client/render_result.ts";
+import { drawsTheSame } from "@/lib/client/same_picture.ts";
 import type { Dag } from "@/lib/dag/dag_types.ts";
 import { type ParameterSchema, validateParameterSchema } from "@/lib/dag/parameter_schema.ts";
 import { readExamples } from "@/lib/hub/demo_seed.ts";
