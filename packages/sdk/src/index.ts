@@ -3,8 +3,9 @@
  * (`RenderClient`), mesh decoding, the geometry cache, the three.js `SceneView`, the configurator's
  * stylesheet, the clients of one configurator together, share links (`createShareUrl`,
  * `restoreFromUrl`), the cart snapshot (`renderSnapshot`), "View in AR" (`browserArMode`,
- * `detectArSupport`, `viewInAr`; the USDZ exporter loads on first use), and the DAG and
- * parameter-schema helpers (`substitute`, `validateParameterValue`, the types).
+ * `detectArSupport`, `viewInAr`; the USDZ exporter loads on first use), instant colour picks
+ * (`colorRoutes`, `previewColors`), and the DAG and parameter-schema helpers (`substitute`,
+ * `validateParameterValue`, the types).
  */
 export * from "../../../lib/client/mod.ts";
 export {
@@ -13,6 +14,7 @@ export {
   createConfiguratorClients,
 } from "../../../lib/client/configurator_clients.ts";
 export { SceneView, type SceneViewOptions } from "../../../lib/client/scene_view.ts";
+export { type ColorRoutes, colorRoutes, previewColors } from "../../../lib/client/color_preview.ts";
 export { CONFIGURATOR_CSS } from "../../../lib/client/configurator_styles.ts";
 export { errorTitle } from "../../../lib/client/error_titles.ts";
 export { parameterMessage } from "../../../lib/client/parameter_message.ts";
