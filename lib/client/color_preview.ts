@@ -37,6 +37,10 @@ export function colorRoutes(template: Dag, schema: ParameterSchema): ColorRoutes
   );
   // Each Color parameter's slots (a template may hold several slots for one parameter).
   const slotOf = new Map<string, string>();
+  // The kernel validates templates; a node that is not an object here gets no route, not a crash.
+  if (Object.values(template.nodes).some((node) => typeof node !== "object" || node === null)) {
+    return new Map();
+  }
   for (const [id, node] of Object.entries(template.nodes)) {
     if (node.op === "ParameterInput") {
       const parameter = (node as { parameter?: unknown }).parameter;

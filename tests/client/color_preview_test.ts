@@ -85,6 +85,10 @@ Deno.test("color preview - only colors that reach nothing but part colors are ro
   assert.deepEqual(routed(template({ b: { name: "A", color: { ref: "c1" } } })), { c1: ["A"] });
   // A computed part name could be any name: no routes at all.
   assert.deepEqual(routed(template({ b: { name: { ref: "c2" } } })), {});
+  // A malformed template (the kernel would refuse it) gets no routes rather than an exception.
+  const broken = template();
+  (broken.nodes as Record<string, unknown>).x = null;
+  assert.deepEqual(routed(broken), {});
 });
 
 function result(values: Record<string, unknown>): RenderResult {
