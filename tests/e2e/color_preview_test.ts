@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Page, Route } from "playwright-core";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { startShop, viewShown } from "./storefront_fixture.ts";
+import { modelPixels, startShop, viewShown } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 const INNER = "cad-configurator .cad-configurator";
@@ -44,30 +44,6 @@ async function colorShown(page: Page, color: string): Promise<void> {
   await page.evaluate(() =>
     new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
   );
-}
-
-/** The mean red and blue of the canvas pixels that are not the stage's background. */
-function modelHue(page: Page): Promise<{ red: number; blue: number; pixels: number }> {
-  return page.evaluate(() => {
-    const root = document.querySelector("cad-configurator")!.shadowRoot!;
-    const gl = root.querySelector("canvas") as HTMLCanvasElement;
-    const c = document.createElement("canvas");
-    c.width = gl.width;
-    c.height = gl.height;
-    const ctx = c.getContext("2d")!;
-    ctx.drawImage(gl, 0, 0);
-    const data = ctx.getImageData(0, 0, c.width, c.height).data;
-    let red = 0, blue = 0, pixels = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      const d = Math.abs(data[i] - 0xee) + Math.abs(data[i + 1] - 0xf1) +
-        Math.abs(data[i + 2] - 0xf5);
-      if (d <= 24) continue;
-      red += data[i];
-      blue += data[i + 2];
-      pixels++;
-    }
-    return { red: red / pixels, blue: blue / pixels, pixels };
-  });
 }
 
 /** Holds render requests until `release()`; `seen` counts the ones that arrived. */
@@ -113,7 +89,7 @@ Deno.test({
       await page.locator(`${INNER}[data-render-status="ready"]`).waitFor({ timeout: 60_000 });
       await viewShown(page);
       assert.deepEqual(await partColors(page), ["#c9a227"]);
-      const gold = await modelHue(page);
+      const gold = await modelPixels(page);
       assert.ok(gold.red > gold.blue + 30, `gold: ${JSON.stringify(gold)}`);
       const hash = await page.locator(INNER).getAttribute("data-dag-hash");
 
@@ -130,10 +106,10 @@ Deno.test({
           "#2e86ab",
           "the form shows the pick with its model, not with the held answer",
         );
-        const blue = await modelHue(page);
+        const blue = await modelPixels(page);
         assert.ok(blue.blue > blue.red + 30, `blue: ${JSON.stringify(blue)}`);
         assert.ok(
-          Math.abs(blue.pixels - gold.pixels) < gold.pixels * 0.02,
+          Math.abs(blue.drawn - gold.drawn) < gold.drawn * 0.02,
           "same model, same size",
         );
         await page.screenshot({ path: `${ARTIFACTS}color_preview_held.png` });

@@ -18,27 +18,10 @@ import { elementPage, installViteApp, servePartnerSite, sh } from "./partner_app
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
-/** Whether the model's pixels on the page's canvas are mostly blue or mostly red. */
-function blueShare(page: Page): Promise<"blue" | "red"> {
-  return page.evaluate(() => {
-    const gl = document.querySelector("canvas") as HTMLCanvasElement;
-    const c = document.createElement("canvas");
-    c.width = gl.width;
-    c.height = gl.height;
-    const ctx = c.getContext("2d")!;
-    ctx.drawImage(gl, 0, 0);
-    const data = ctx.getImageData(0, 0, c.width, c.height).data;
-    let red = 0, blue = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      // The stage's background is #eef1f5.
-      const d = Math.abs(data[i] - 0xee) + Math.abs(data[i + 1] - 0xf1) +
-        Math.abs(data[i + 2] - 0xf5);
-      if (d <= 24) continue;
-      red += data[i];
-      blue += data[i + 2];
-    }
-    return blue > red ? "blue" : "red";
-  });
+/** Whether the model on the page's canvas is mostly blue or mostly red. */
+async function blueShare(page: Page): Promise<"blue" | "red"> {
+  const { red, blue } = await modelPixels(page);
+  return blue > red ? "blue" : "red";
 }
 
 /** Moves the width slider one step and waits for the render it causes. */

@@ -107,8 +107,13 @@ export async function dagHashChange(page: Page, prev: string | null): Promise<vo
   );
 }
 
-/** Pixels of the configurator's canvas that differ from the viewer background, once it is shown. */
-export async function modelPixels(target: Page | Frame): Promise<{ drawn: number; total: number }> {
+/**
+ * Pixels of the configurator's canvas that differ from the viewer background, once it is shown,
+ * and their mean red and blue (0–255: which way the model's colour leans).
+ */
+export async function modelPixels(
+  target: Page | Frame,
+): Promise<{ drawn: number; total: number; red: number; blue: number }> {
   await viewShown(target);
   return await target.evaluate(() => {
     const doc = document;
@@ -122,13 +127,16 @@ export async function modelPixels(target: Page | Frame): Promise<{ drawn: number
     ctx.drawImage(gl, 0, 0);
     const data = ctx.getImageData(0, 0, c.width, c.height).data;
     // The viewer background is #eef1f5.
-    let drawn = 0;
+    let drawn = 0, red = 0, blue = 0;
     for (let i = 0; i < data.length; i += 4) {
       const d = Math.abs(data[i] - 0xee) + Math.abs(data[i + 1] - 0xf1) +
         Math.abs(data[i + 2] - 0xf5);
-      if (d > 24) drawn++;
+      if (d <= 24) continue;
+      drawn++;
+      red += data[i];
+      blue += data[i + 2];
     }
-    return { drawn, total: c.width * c.height };
+    return { drawn, total: c.width * c.height, red: red / drawn, blue: blue / drawn };
   });
 }
 
