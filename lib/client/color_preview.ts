@@ -35,12 +35,12 @@ export function colorRoutes(template: Dag, schema: ParameterSchema): ColorRoutes
   const colorParameters = new Set(
     schema.parameters.filter((p) => p.kind === "Color").map((p) => p.name),
   );
-  // Each Color parameter's slots (a template may hold several slots for one parameter).
-  const slotOf = new Map<string, string>();
   // The kernel validates templates; a node that is not an object here gets no route, not a crash.
   if (Object.values(template.nodes).some((node) => typeof node !== "object" || node === null)) {
     return new Map();
   }
+  // Each Color parameter's slots (a template may hold several slots for one parameter).
+  const slotOf = new Map<string, string>();
   for (const [id, node] of Object.entries(template.nodes)) {
     if (node.op === "ParameterInput") {
       const parameter = (node as { parameter?: unknown }).parameter;
