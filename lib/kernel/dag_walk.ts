@@ -33,6 +33,7 @@ import {
   type AssemblyValue,
   type Deletable,
   evalFail as fail,
+  safeDelete,
   type Value,
   type WalkAccess,
 } from "./ops/values.ts";
@@ -71,14 +72,6 @@ export interface WalkReuse {
 
 function pointerOf(...tokens: (string | number)[]): string {
   return tokens.map((t) => "/" + String(t).replaceAll("~", "~0").replaceAll("/", "~1")).join("");
-}
-
-function safeDelete(object: Deletable): void {
-  try {
-    object.delete();
-  } catch {
-    // Already deleted (a bug elsewhere must not turn cleanup into a second failure).
-  }
 }
 
 /** One evaluation of one DAG: `run`, then always `dispose`. */

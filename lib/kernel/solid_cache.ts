@@ -24,6 +24,7 @@
  * at once, and a walk's use of the cache is synchronous.
  */
 import type { Manifold } from "manifold-3d";
+import { safeDelete } from "./ops/values.ts";
 
 /** What a reused node brings besides its solid: every node its evaluation computed, and the
  * numbers among them (what `effective_values.ts` reads). */
@@ -183,13 +184,5 @@ export class SolidCache {
       if (fits()) return true;
     }
     return false;
-  }
-}
-
-function safeDelete(m: Manifold): void {
-  try {
-    m.delete();
-  } catch {
-    // Already deleted: a bug elsewhere must not turn cleanup into a second failure.
   }
 }

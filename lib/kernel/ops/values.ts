@@ -47,6 +47,15 @@ export interface Deletable {
   delete(): void;
 }
 
+/** Deletes `object`, ignoring one already deleted (a bug elsewhere must not fail cleanup twice). */
+export function safeDelete(object: Deletable): void {
+  try {
+    object.delete();
+  } catch {
+    // Already deleted.
+  }
+}
+
 /** What the walk lends the context of the node it computes. */
 export interface WalkAccess {
   /** The value of an evaluated, referenced node. */
