@@ -128,6 +128,13 @@ function swap(body: DecodedRenderBody): void {
 
 const frame = () => new Promise((r) => requestAnimationFrame(r));
 
+/** Draws the scene on the next frame and waits for the frame after (two frames, as the product). */
+async function drawThenFrame(): Promise<void> {
+  requestAnimationFrame(() => renderer.render(scene, camera));
+  await frame();
+  await frame();
+}
+
 /** POSTs `body` to `url` for an answer's bytes. */
 function post(url: string, body: string): Promise<Response> {
   return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -138,9 +145,7 @@ async function show(answer: Promise<Response>): Promise<void> {
   const res = await answer;
   if (!res.ok) throw new Error(`floor: ${res.url} answered ${res.status}`);
   swap(await decodeRenderBody(new Uint8Array(await res.arrayBuffer())));
-  requestAnimationFrame(() => renderer.render(scene, camera));
-  await frame();
-  await frame();
+  await drawThenFrame();
 }
 
 /** One change: POST `body` to `url`, decode, swap, draw on the next frame, wait two frames. */
@@ -156,9 +161,7 @@ async function floorRecolor(color: string): Promise<number> {
   shown?.group.traverse((o) => {
     if ((o as Mesh).isMesh) (o as Mesh).material = material(color);
   });
-  requestAnimationFrame(() => renderer.render(scene, camera));
-  await frame();
-  await frame();
+  await drawThenFrame();
   return performance.now() - t0;
 }
 
