@@ -203,8 +203,50 @@ async function writeStartModule(dir: string, name: string, chunks: string[]): Pr
   return file;
 }
 
-/** Runs `deno bundle` (browser ESM, code splitting, minified) of `files` into `out`. */
+/**
+ * Deno's first `deno bundle` on a machine installs esbuild into its cache. Bundles started at once
+ * (this builder runs several) can fail with this: one copies the binary before another has
+ * unpacked it (4 bundles on an empty `DENO_DIR`: 1 failure in 4 tries). It is not the sources'
+ * fault, and the binary is in place once the other has finished.
+ */
+const ESBUILD_INSTALL_RACE = /failed to copy esbuild binary/;
+
+/** Waits before each retry of a bundle that lost the esbuild install race, in milliseconds. */
+const INSTALL_RACE_WAITS_MS = [500, 2_000, 5_000];
+
+/**
+ * Runs `deno bundle` (browser ESM, code splitting, minified) of `files` into `out`, again after a
+ * wait while it loses the race to install esbuild (`ESBUILD_INSTALL_RACE`).
+ */
 async function bundle(root: string, out: string, files: string[]): Promise<void> {
+  await retryInstallRace(() => bundleOnce(root, out, files));
+}
+
+/**
+ * Runs `attempt`, and again after each of `waitsMs` while it fails with esbuild's install race
+ * (`ESBUILD_INSTALL_RACE`); any other failure, or the last, is thrown as it is.
+ *
+ * @example
+ * ```ts
+ * await retryInstallRace(() => runDeno(root, ["bundle", "main.ts"]));
+ * ```
+ */
+export async function retryInstallRace<T>(
+  attempt: () => Promise<T>,
+  waitsMs: readonly number[] = INSTALL_RACE_WAITS_MS,
+): Promise<T> {
+  for (const wait of waitsMs) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof Error) || !ESBUILD_INSTALL_RACE.test(err.message)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return await attempt();
+}
+
+async function bundleOnce(root: string, out: string, files: string[]): Promise<void> {
   await runDeno(root, [
     "bundle",
     "--quiet",

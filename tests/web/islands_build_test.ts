@@ -18,6 +18,7 @@ import {
   lazyChunks,
   manifestIslandBuild,
   manifestIslands,
+  retryInstallRace,
   staticImports,
 } from "@/lib/web/islands_build.ts";
 import { islandPage } from "@/lib/web/islands_page.ts";
@@ -191,4 +192,37 @@ Deno.test("islands build - the chunks a bundle's lazy parts need, and it does no
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("islands build - a bundle that lost the esbuild install race is run again; other failures are not", async () => {
+  const race = new Error(
+    "deno bundle failed:\nerror: failed to copy esbuild binary from /cache/esbuild to /dl/.tmp",
+  );
+  let runs = 0;
+  const built = await retryInstallRace(() => {
+    runs++;
+    return runs < 3 ? Promise.reject(race) : Promise.resolve("built");
+  }, [1, 1, 1]);
+  assert.equal(built, "built");
+  assert.equal(runs, 3, "run until the install is in place");
+
+  runs = 0;
+  await assert.rejects(
+    retryInstallRace(() => {
+      runs++;
+      return Promise.reject(new Error("deno bundle failed:\nerror: Module not found"));
+    }, [1, 1, 1]),
+    /Module not found/,
+  );
+  assert.equal(runs, 1, "a failure of the sources is not retried");
+
+  runs = 0;
+  await assert.rejects(
+    retryInstallRace(() => {
+      runs++;
+      return Promise.reject(race);
+    }, [1, 1]),
+    /failed to copy esbuild binary/,
+  );
+  assert.equal(runs, 3, "the waits bound the retries, and the last failure is thrown");
 });
