@@ -437,10 +437,6 @@ export class SceneView {
   }
 
   /**
-   * Replaces the drawn scene with `result`; fits the camera the first time, when `fit`, or when
-   * the bounds changed a lot and the shopper has not moved the camera since the last fit.
-   */
-  /**
    * Builds the environment map now, if not built yet, replaces the stand-in light with it and
    * draws again. The view calls it itself once its first model has been presented when its
    * lighting is `map`: the map costs the GPU more than anything else before the first model
@@ -472,6 +468,10 @@ export class SceneView {
     return this.#lighting;
   }
 
+  /**
+   * Replaces the drawn scene with `result`; fits the camera the first time, when `fit`, or when
+   * the bounds changed a lot and the shopper has not moved the camera since the last fit.
+   */
   show(result: RenderResult, options: { fit?: boolean } = {}): void {
     if (this.#disposed) return;
     // The answer to a previewed color pick: the picture on screen is already this one.
