@@ -122,9 +122,12 @@ export async function buildIslands(options: BuildOptions): Promise<IslandBuild> 
         of: [e],
       })),
     ];
-    await Promise.all(
+    // Every bundle ends before a failure is thrown: one still writing into `tmp` after the
+    // cleanup below would leave its folder behind.
+    const bundled = await Promise.allSettled(
       calls.map((c) => bundle(root, c.out, c.of.map((e) => join(src, `${e.name}.ts`)))),
     );
+    for (const outcome of bundled) if (outcome.status === "rejected") throw outcome.reason;
     const names = new Set(entries.map((e) => e.name));
     const urls: Record<string, string> = {};
     const entryImports: Record<string, string[]> = {};

@@ -194,6 +194,39 @@ Deno.test("islands build - the chunks a bundle's lazy parts need, and it does no
   }
 });
 
+Deno.test("islands build - a bundle that fails leaves nothing behind, after the others have ended", async () => {
+  const outDir = await Deno.makeTempDir({ prefix: "islands-build-" });
+  const broken = await Deno.makeTempFile({ prefix: "broken-entry-", suffix: ".ts" });
+  try {
+    // Parses as a module graph (deno info) but not as code: its bundle fails at once, while the
+    // islands' bundle is still being written.
+    await Deno.writeTextFile(broken, "const x: number = ;\nexport { x };\n");
+    await assert.rejects(
+      buildIslands({
+        root,
+        islands: ["islands/Configurator.tsx"],
+        entries: { broken },
+        outDir,
+        urlPrefix: "/b",
+      }),
+      /deno bundle failed/,
+    );
+    const children = await new Deno.Command("ps", {
+      args: ["-o", "args=", "--ppid", String(Deno.pid)],
+      stdout: "piped",
+    }).output();
+    const running = new TextDecoder().decode(children.stdout).split("\n")
+      .filter((line) => line.includes(" bundle ") && line.includes(outDir));
+    assert.deepEqual(running, [], "no bundle is still running when the build has failed");
+    const left: string[] = [];
+    for await (const entry of Deno.readDir(outDir)) left.push(entry.name);
+    assert.deepEqual(left, [], "no temporary folder and no half build");
+  } finally {
+    await Deno.remove(outDir, { recursive: true });
+    await Deno.remove(broken);
+  }
+});
+
 Deno.test("islands build - a bundle that lost the esbuild install race is run again; other failures are not", async () => {
   const race = new Error(
     "deno bundle failed:\nerror: failed to copy esbuild binary from /cache/esbuild to /dl/.tmp",
