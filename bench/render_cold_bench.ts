@@ -27,7 +27,7 @@ import {
 import { rotateRounds } from "./rounds.ts";
 import { median } from "./stats.ts";
 
-const ROUNDS = 21;
+const ROUNDS = 101;
 const TARGET = 1.08;
 
 /** What a round reads from a render answer, the kernel's or the floor's. */

@@ -19,7 +19,7 @@ import { rotateRounds, type RoundRedo } from "./rounds.ts";
 import { median } from "./stats.ts";
 
 const CONCURRENT = 32;
-const ROUNDS = 15;
+const ROUNDS = 45;
 const TARGET = 1.15;
 /**
  * Rounds run again, in all, because a burst was spread out: some of its requests reached the
