@@ -7,8 +7,9 @@
  *
  * Landmarks: on the hosted page the configurator is the page's `<main>`; elsewhere (the element,
  * a partner's app) a `<section>` named after the project inside the partner's own landmarks. The
- * theme's colour pairs are checked once drawn (`enforceThemeContrast`: a failing partner colour
- * falls back, with a console warning).
+ * theme's colour pairs are checked once drawn, and again after later scenes when the page is idle
+ * (`enforceThemeContrast`, `ThemeContrastSchedule`: a failing partner colour falls back, with a
+ * console warning).
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import ConfiguratorProvider, {
@@ -28,7 +29,7 @@ import {
 } from "../lib/client/configuration_request.ts";
 import { EmbedBridge, resolveParentOrigin } from "../lib/client/embed_bridge.ts";
 import type { ParameterSchema } from "../lib/dag/parameter_schema.ts";
-import { enforceThemeContrast } from "../lib/client/theme_contrast.ts";
+import { ThemeContrastSchedule } from "../lib/client/theme_contrast_schedule.ts";
 import { keptEffective } from "../lib/client/effective_value_text.ts";
 import { createShareUrl, restoreFromUrl, type ShareNote } from "../lib/client/share_link.ts";
 import { PageChangeSync } from "../lib/client/page_change_sync.ts";
@@ -432,9 +433,12 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   // match it.
   useEffect(() => setArMode(browserArMode()), []);
 
-  // The partner's theme is read where it resolves (after layout); checked again per scene.
+  // The partner's theme is read where it resolves (after layout); checked again after scenes,
+  // when the page is idle (lib/client/theme_contrast_schedule.ts).
+  const [contrast] = useState(() => new ThemeContrastSchedule());
+  useEffect(() => () => contrast.dispose(), []);
   useEffect(() => {
-    if (rootRef.current) enforceThemeContrast(rootRef.current);
+    if (rootRef.current) contrast.scene(rootRef.current);
   }, [result]);
 
   const shown = explain(error ?? projectError, tokenStatus);

@@ -7,6 +7,7 @@
  * Runs in browsers: no Deno APIs here.
  */
 import { lazyModule } from "./lazy_module.ts";
+import { whenIdle } from "./when_idle.ts";
 import type { SceneView, SceneViewOptions } from "./scene_view.ts";
 
 /** Loads `scene_view.ts` (and three.js) once; a failed load is tried again on the next call. */
@@ -63,7 +64,7 @@ export function mountSceneView(
   loadSceneView().then(
     // Making the view is one long task (the WebGL context, three.js's set-up): in an idle moment,
     // so the answers already in (the token, the project) send the render request first.
-    (module) => (cancelIdle = whenIdle(() => make(module))),
+    (module) => (cancelIdle = whenIdle(() => make(module), VIEW_IDLE_TIMEOUT_MS)),
     (err) => {
       if (cancelled) return;
       console.warn("The 3D view's code could not be loaded:", err);
@@ -78,14 +79,4 @@ export function mountSceneView(
     cancelIdle();
     view?.dispose();
   };
-}
-
-/** Runs `task` when the page is idle, within `VIEW_IDLE_TIMEOUT_MS`; returns a cancel. */
-function whenIdle(task: () => void): () => void {
-  if (typeof requestIdleCallback === "function") {
-    const id = requestIdleCallback(task, { timeout: VIEW_IDLE_TIMEOUT_MS });
-    return () => cancelIdleCallback(id);
-  }
-  const id = setTimeout(task, 0);
-  return () => clearTimeout(id);
 }

@@ -3,7 +3,8 @@
  * bar, the React counterpart of the `<cad-configurator>` element. The first render starts from the
  * schema's defaults merged with `initialValues`; every form change renders the new values.
  * A `<section>` named after the project (the partner's page gives it its landmarks); the theme's
- * colour pairs are checked once drawn (`enforceThemeContrast`), as in islands/Configurator.tsx.
+ * colour pairs are checked once drawn and again after later scenes when the page is idle
+ * (`ThemeContrastSchedule`), as in islands/Configurator.tsx.
  */
 import {
   createElement as h,
@@ -27,7 +28,7 @@ import { useRender } from "./use_render.ts";
 import { useSession } from "./use_session.ts";
 import { Viewer } from "./Viewer.ts";
 import { useConfiguratorStyles } from "./use_configurator_styles.ts";
-import { enforceThemeContrast } from "../../../../lib/client/theme_contrast.ts";
+import { ThemeContrastSchedule } from "../../../../lib/client/theme_contrast_schedule.ts";
 import { keptEffective } from "../../../../lib/client/effective_value_text.ts";
 import { sizeText, trianglesText } from "../../../../lib/client/model_description.ts";
 import {
@@ -254,10 +255,13 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
     });
   }, [project]);
 
+  // The partner's theme is read where it resolves (after layout); checked again after scenes,
+  // when the page is idle (lib/client/theme_contrast_schedule.ts).
+  const [contrast] = useState(() => new ThemeContrastSchedule());
+  useEffect(() => () => contrast.dispose(), []);
   useEffect(() => {
     if (result) emit.current?.({ type: "rendered", result });
-    // The partner's theme is read where it resolves (after layout); checked again per scene.
-    if (rootRef.current) enforceThemeContrast(rootRef.current);
+    if (rootRef.current) contrast.scene(rootRef.current);
   }, [result]);
   useEffect(() => {
     emit.current?.({ type: "status", tokenStatus });

@@ -1,0 +1,37 @@
+/**
+ * A configurator checks its theme's contrast at once as it mounts, and after later scenes once,
+ * when the page is idle, for a run of them (lib/client/theme_contrast_schedule.ts). Deno has no
+ * `requestIdleCallback`: the fallback, a timer after the current task, stands in for it here.
+ */
+import assert from "node:assert/strict";
+import { ThemeContrastSchedule } from "@/lib/client/theme_contrast_schedule.ts";
+
+const root = { id: "configurator" } as unknown as HTMLElement;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+Deno.test("theme contrast schedule - the mount is checked at once, a run of later scenes once after it", async () => {
+  const checked: HTMLElement[] = [];
+  const schedule = new ThemeContrastSchedule((r) => checked.push(r));
+  schedule.scene(root);
+  assert.deepEqual(checked, [root], "the first call checks before it returns");
+  schedule.scene(root);
+  schedule.scene(root);
+  schedule.scene(root);
+  assert.equal(checked.length, 1, "later scenes wait for an idle moment");
+  await nextTask();
+  assert.equal(checked.length, 2, "three scenes, one check");
+  schedule.scene(root);
+  await nextTask();
+  assert.equal(checked.length, 3, "a scene after the check schedules another");
+  schedule.dispose();
+});
+
+Deno.test("theme contrast schedule - a check still waiting is dropped with the configurator", async () => {
+  let checks = 0;
+  const schedule = new ThemeContrastSchedule(() => checks++);
+  schedule.scene(root);
+  schedule.scene(root);
+  schedule.dispose();
+  await nextTask();
+  assert.equal(checks, 1, "only the mount's check ran");
+});
