@@ -167,7 +167,11 @@ export class CadConfiguratorElement extends HTMLElement {
   #dispatch(event: ConfiguratorEvent): void {
     if (event.type === "status") this.#status = event.tokenStatus;
     const { type, ...detail } = event;
-    this.dataset.tokenStatus = this.#status.state;
+    // Set when it changes, not with every event: a write of the same value is still a mutation
+    // (the page's observers see it, and the attribute's selectors are checked again).
+    if (this.dataset.tokenStatus !== this.#status.state) {
+      this.dataset.tokenStatus = this.#status.state;
+    }
     this.dispatchEvent(new CustomEvent(`cad-${type}`, { detail, bubbles: true, composed: true }));
   }
 }
