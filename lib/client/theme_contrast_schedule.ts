@@ -3,7 +3,7 @@
  * where the partner's theme has resolved, then again after later scenes, in an idle moment and
  * once for a run of them. The check reads the theme's custom properties from the computed style,
  * which forces a style recalculation: run on every scene, it took 0.6 ms of each colour pick's
- * JavaScript in Chromium (the largest item of an answer's) before the frame that drew it
+ * JavaScript in Chromium (the most of any function but `fetch`), between the answer and its frame
  * (docs/performance.md, twenty-fifth session).
  *
  * Runs in browsers: no Deno APIs here.

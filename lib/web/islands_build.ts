@@ -209,8 +209,8 @@ async function writeStartModule(dir: string, name: string, chunks: string[]): Pr
 /**
  * Deno's first `deno bundle` on a machine installs esbuild into its cache. Bundles started at once
  * (this builder runs several) can fail with this: one copies the binary before another has
- * unpacked it (4 bundles on an empty `DENO_DIR`: 1 failure in 4 tries). It is not the sources'
- * fault, and the binary is in place once the other has finished.
+ * unpacked it (4 bundles at once on an empty `DENO_DIR` lost it in about one try in four here).
+ * It is not the sources' fault, and the binary is in place once the other has finished.
  */
 const ESBUILD_INSTALL_RACE = /failed to copy esbuild binary/;
 
