@@ -25,6 +25,7 @@ import { type GearValues, warmGearValues } from "./direct_gear.ts";
 import { startFloorRenderServer } from "./floor_render_server.ts";
 import { BENCH_REDIS_URL, mintRenderHeaders, startRenderBenchServer } from "./render_fixture.ts";
 import { rotateRounds } from "./rounds.ts";
+import { judgedRatioText } from "./report.ts";
 import { median } from "./stats.ts";
 import { addCpuDelta, cpuLines, CpuMeter, type CpuSample, redisServerPid } from "./cpu_time.ts";
 
@@ -197,7 +198,7 @@ async function run(progress: (line: string) => void): Promise<BenchResult> {
         `(${CLIENTS - 1} × ${perBuild.toFixed(1)} ms ÷ ${workers}), bound ${bound} ms`,
         `floor (bare Deno.serve + Redis INCR + ${workers} worker builds + mesh encoding, same ` +
         `client) ${median(floored.map((f) => f.rps)).toFixed(1)} renders/s: floor ÷ direct ${
-          floorRatio.toFixed(2)
+          judgedRatioText(floorRatio, TARGET)
         }${floorMisses ? " (the floor itself misses the target)" : ""}; product ÷ floor ${
           median(served.map((s, i) => s.rps / floored[i].rps)).toFixed(2)
         }${room}`,
