@@ -34,6 +34,7 @@ import { keptEffective } from "../lib/client/effective_value_text.ts";
 import { createShareUrl, restoreFromUrl, type ShareNote } from "../lib/client/share_link.ts";
 import { PageChangeSync } from "../lib/client/page_change_sync.ts";
 import { colorRoutes, previewColors } from "../lib/client/color_preview.ts";
+import { afterNextPaint } from "../lib/client/next_paint.ts";
 import {
   renderSnapshot,
   settledResult,
@@ -241,10 +242,11 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   // values the page set with their model.
   const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
     valuesRef.current = next;
-    // Render first: its request is queued before the re-render setValues queues, so it leaves
-    // before the form is diffed (lib/client/render_client.ts, #enqueue).
-    const rendered = render(next);
     const previewed = !!(routes && result && previewColors(result, next, routes));
+    // Render first: its request is queued before the re-render setValues queues, so it leaves
+    // before the form is diffed (lib/client/render_client.ts, #enqueue). A previewed change is
+    // on screen in the next frame: its request leaves after that frame (RenderOptions.sendAfter).
+    const rendered = render(next, previewed ? { sendAfter: afterNextPaint() } : undefined);
     setColorTarget(previewed ? next : null);
     // A previewed page change's model is on screen at once: the form shows its values with it.
     if (from === "form" || previewed) formSync.now();

@@ -14,6 +14,7 @@ import {
   type LoadedProject,
   RenderClient,
   type RenderError,
+  type RenderOptions,
   type RenderResult,
   type RenderState,
   SessionClient,
@@ -163,7 +164,10 @@ export interface UseRender {
   error: RenderError | null;
   budgetRemaining: BudgetRemaining;
   /** Renders `values`; errors also land in `error` (the promise never rejects). */
-  render: (values: Record<string, unknown>) => Promise<RenderResult | null>;
+  render: (
+    values: Record<string, unknown>,
+    options?: RenderOptions,
+  ) => Promise<RenderResult | null>;
   project: LoadedProject | null;
   projectError: RenderError | null;
 }
@@ -172,8 +176,8 @@ export interface UseRender {
 export function useRender(): UseRender {
   const { renderer, project, projectError } = useConfigurator();
   const state = renderer.state.value;
-  const [render] = useState(() => (values: Record<string, unknown>) =>
-    renderer.render(values).catch(() => null)
+  const [render] = useState(() => (values: Record<string, unknown>, options?: RenderOptions) =>
+    renderer.render(values, options).catch(() => null)
   );
   return {
     status: state.status,

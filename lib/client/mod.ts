@@ -46,9 +46,11 @@ export {
   type DesignRunner,
   RenderClient,
   type RenderClientOptions,
+  type RenderOptions,
   type RenderSession,
   type RenderState,
 } from "./render_client.ts";
+export { afterNextPaint } from "./next_paint.ts";
 export { type RenderedPart, type RenderResult } from "./render_result.ts";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry_policy.ts";
 export {

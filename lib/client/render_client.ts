@@ -71,6 +71,18 @@ export type RenderState =
 /** Renders left on the token: a number, null for unlimited, undefined before the first answer. */
 export type BudgetRemaining = number | null | undefined;
 
+/** Options of one `render` call. */
+export interface RenderOptions {
+  /**
+   * The request leaves once this settles (resolved or rejected), not at once: a page that already
+   * shows the change (a colour preview, lib/client/color_preview.ts) sends it after the frame that
+   * draws it (`afterNextPaint`), so the request's work does not share that frame. The render is
+   * queued at once all the same: the state says `rendering`, newer values supersede it, and
+   * `settledResult` waits for its answer.
+   */
+  sendAfter?: Promise<unknown>;
+}
+
 /** Options of a `RenderClient`. */
 export interface RenderClientOptions {
   /** The render service's base URL (also serves `/api/v1/projects`). */
@@ -125,6 +137,8 @@ interface Job {
   superseded: boolean;
   /** Sent with every request of this render, so a retry is not paid twice. */
   idempotencyKey: string;
+  /** The request waits for this (`RenderOptions.sendAfter`). */
+  sendAfter?: Promise<unknown>;
 }
 
 const MAX_HAVE = 1000;
@@ -134,6 +148,19 @@ const RETRY_PAUSE_MS = 250;
 
 /** Statuses a proxy answers by itself when its upstream failed or none was up. */
 const PROXY_FAILURE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/** Resolves when `promise` settles or `signal` aborts, whichever comes first. */
+function untilSettledOrAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    promise.then(done, done);
+  });
+}
 
 /** A new idempotency key: 128 random bits as 32 hex digits. */
 function newIdempotencyKey(): string {
@@ -238,8 +265,9 @@ export class RenderClient {
    * Renders `values` (parameter name → value; missing ones take their defaults). Resolves with the
    * scene for these values or for newer values that superseded them; rejects with `RenderError`.
    * Invalid values reject at once (`invalid_parameters` with a `pointer`), without a request.
+   * `options.sendAfter` holds the request back (`RenderOptions`; python-mode designs ignore it).
    */
-  render(values: Record<string, unknown>): Promise<RenderResult> {
+  render(values: Record<string, unknown>, options: RenderOptions = {}): Promise<RenderResult> {
     if (this.#disposed) return Promise.reject(clientError("disposed", "The client was disposed."));
     const project = this.#project;
     if (!project) {
@@ -266,7 +294,7 @@ export class RenderClient {
       this.#setError(error);
       return Promise.reject(error);
     }
-    return this.#enqueue(values, dag, project.version);
+    return this.#enqueue(values, dag, project.version, options.sendAfter);
   }
 
   /**
@@ -352,7 +380,12 @@ export class RenderClient {
     }
   }
 
-  #enqueue(values: Record<string, unknown>, dag: Dag, version: number): Promise<RenderResult> {
+  #enqueue(
+    values: Record<string, unknown>,
+    dag: Dag,
+    version: number,
+    sendAfter?: Promise<unknown>,
+  ): Promise<RenderResult> {
     return new Promise<RenderResult>((resolve, reject) => {
       const job: Job = {
         values: { ...values },
@@ -362,6 +395,7 @@ export class RenderClient {
         abort: new AbortController(),
         superseded: false,
         idempotencyKey: newIdempotencyKey(),
+        sendAfter,
       };
       // Older waiters first, so they settle in call order.
       if (this.#pending) job.waiters.unshift(...this.#pending.waiters);
@@ -494,6 +528,8 @@ export class RenderClient {
   }
 
   async #execute(job: Job): Promise<RenderResult> {
+    // Held back until the page's frame is drawn, or until newer values supersede it.
+    if (job.sendAfter) await untilSettledOrAborted(job.sendAfter, job.abort.signal);
     // A held token is used in this task: the request then leaves before the page's re-render of
     // the "rendering" state (queued after this job's pump), not after it.
     let token = this.#session.tokenNow?.() ?? await this.#token(() => this.#session.getToken());

@@ -198,6 +198,41 @@ Deno.test("client - render decodes meshes and a changed parameter downloads only
   });
 });
 
+Deno.test("client - a render held with sendAfter is queued at once and sent once it settles", async () => {
+  await withRenderer(async ({ net, renderer }) => {
+    await renderer.render({ width: 100 });
+    const sent = net.renders().length;
+    let paint!: () => void;
+    const painted = new Promise<void>((resolve) => (paint = resolve));
+    const held = renderer.render({ width: 110 }, { sendAfter: painted });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(renderer.state.value.status, "rendering", "the state says so at once");
+    assert.equal(net.renders().length, sent, "no request before the frame is drawn");
+    paint();
+    const result = await held;
+    assert.equal(result.values.width, 110);
+    assert.equal(net.renders().length, sent + 1, "one request after it");
+
+    // Newer values do not wait for a held render: it is superseded and never sent.
+    const neverPainted = new Promise<void>(() => {});
+    const first = renderer.render({ width: 120 }, { sendAfter: neverPainted });
+    const second = renderer.render({ width: 130 });
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a, b, "both callers get the newest scene");
+    assert.equal(b.values.width, 130);
+    const widths = net.renders().slice(sent + 1).map((r) =>
+      (r.body!.dag as { nodes: { width: { value: number } } }).nodes.width.value
+    );
+    assert.deepEqual(widths, [130], "the held values were never sent");
+
+    // A rejected promise releases the request too.
+    const released = await renderer.render({ width: 140 }, {
+      sendAfter: Promise.reject(new Error("no frame")),
+    });
+    assert.equal(released.values.width, 140);
+  });
+});
+
 Deno.test("client - superseded renders are aborted and only the latest result is delivered", async () => {
   let firstSent!: () => void;
   const sent = new Promise<void>((resolve) => (firstSent = resolve));

@@ -45,6 +45,7 @@ import {
 import { useConfigurator } from "./context.ts";
 import { PageChangeSync } from "../../../../lib/client/page_change_sync.ts";
 import { colorRoutes, previewColors } from "../../../../lib/client/color_preview.ts";
+import { afterNextPaint } from "../../../../lib/client/next_paint.ts";
 import { type ArMode, browserArMode } from "../../../../lib/client/ar_support.ts";
 import { ArError, type ArLaunch, viewInAr } from "../../../../lib/client/ar_launch.ts";
 
@@ -213,9 +214,10 @@ function Shell(props: ConfiguratorProps & { handle: Ref<ConfiguratorHandle> }): 
   // values the page set with their model.
   const apply = (next: Record<string, unknown>, announce: boolean, from: "form" | "page") => {
     valuesRef.current = next;
-    const rendered = render(next);
     const shownResult = resultRef.current;
     const previewed = !!(routes && shownResult && previewColors(shownResult, next, routes));
+    // A previewed change is on screen in the next frame: its request leaves after that frame.
+    const rendered = render(next, previewed ? { sendAfter: afterNextPaint() } : undefined);
     setColorTarget(previewed ? next : null);
     // A previewed page change's model is on screen at once: the form shows its values with it.
     if (from === "form" || previewed) formSync.now();

@@ -5,7 +5,11 @@
 import { useCallback } from "react";
 import type { LoadedProject } from "../../../../lib/client/project_loader.ts";
 import type { RenderError } from "../../../../lib/client/problem.ts";
-import type { BudgetRemaining, RenderState } from "../../../../lib/client/render_client.ts";
+import type {
+  BudgetRemaining,
+  RenderOptions,
+  RenderState,
+} from "../../../../lib/client/render_client.ts";
 import type { RenderResult } from "../../../../lib/client/render_result.ts";
 import { useConfigurator } from "./context.ts";
 import { useSignalValue } from "./use_signal_value.ts";
@@ -17,7 +21,10 @@ export interface UseRender {
   error: RenderError | null;
   budgetRemaining: BudgetRemaining;
   /** Renders `values`; errors also land in `error` (the promise never rejects). */
-  render: (values: Record<string, unknown>) => Promise<RenderResult | null>;
+  render: (
+    values: Record<string, unknown>,
+    options?: RenderOptions,
+  ) => Promise<RenderResult | null>;
   /** The loaded project (null until loaded). */
   project: LoadedProject | null;
   projectError: RenderError | null;
@@ -33,8 +40,8 @@ export function useRender(): UseRender {
   const projectError = useSignalValue(clients?.projectError, null);
   const renderer = clients?.renderer;
   const render = useCallback(
-    (values: Record<string, unknown>) =>
-      renderer ? renderer.render(values).catch(() => null) : Promise.resolve(null),
+    (values: Record<string, unknown>, options?: RenderOptions) =>
+      renderer ? renderer.render(values, options).catch(() => null) : Promise.resolve(null),
     [renderer],
   );
   return {
