@@ -9,7 +9,13 @@
  *
  * Runs in browsers: no Deno APIs here.
  */
-import { COLOR_PATTERN, type Dag, isRef } from "../dag/dag_types.ts";
+import {
+  COLOR_PATTERN,
+  type Dag,
+  isParameterInput,
+  isRef,
+  referencedIds,
+} from "../dag/dag_types.ts";
 import type { ParameterSchema } from "../dag/parameter_schema.ts";
 import type { RenderResult } from "./render_result.ts";
 
@@ -42,11 +48,8 @@ export function colorRoutes(template: Dag, schema: ParameterSchema): ColorRoutes
   // Each Color parameter's slots (a template may hold several slots for one parameter).
   const slotOf = new Map<string, string>();
   for (const [id, node] of Object.entries(template.nodes)) {
-    if (node.op === "ParameterInput") {
-      const parameter = (node as { parameter?: unknown }).parameter;
-      if (typeof parameter === "string" && colorParameters.has(parameter)) {
-        slotOf.set(id, parameter);
-      }
+    if (isParameterInput(node) && colorParameters.has(node.parameter)) {
+      slotOf.set(id, node.parameter);
     }
   }
   const elsewhere = new Set<string>();
@@ -61,12 +64,10 @@ export function colorRoutes(template: Dag, schema: ParameterSchema): ColorRoutes
       list.push(parameter === undefined ? "other" : { parameter });
       sourcesByName.set(members.name, list);
     }
-    for (const [member, value] of Object.entries(members)) {
-      if (node.op === "part" && member === "color") continue;
-      for (const id of refsIn(value)) {
-        const parameter = slotOf.get(id);
-        if (parameter !== undefined) elsewhere.add(parameter);
-      }
+    // Every reference but a part's color: a Color slot referenced there is used elsewhere.
+    for (const id of referencedIds(node.op === "part" ? { ...node, color: null } : node)) {
+      const parameter = slotOf.get(id);
+      if (parameter !== undefined) elsewhere.add(parameter);
     }
   }
   const routes = new Map<string, Set<string>>();
@@ -80,15 +81,6 @@ export function colorRoutes(template: Dag, schema: ParameterSchema): ColorRoutes
     routes.set(first.parameter, names);
   }
   return routes;
-}
-
-/** The references a member's value holds (directly, or in lists up to two levels deep). */
-function refsIn(value: unknown): string[] {
-  if (isRef(value)) return [value.ref];
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item) =>
-    isRef(item) ? [item.ref] : Array.isArray(item) ? item.filter(isRef).map((r) => r.ref) : []
-  );
 }
 
 /**
