@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Page, Route } from "playwright-core";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { modelPixels, startShop, until, viewShown } from "./storefront_fixture.ts";
+import { modelPixels, openConfigurator, startShop, until } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 const INNER = "cad-configurator .cad-configurator";
@@ -82,12 +82,7 @@ Deno.test({
     const setup = await startShop({ project: "spur-gear" });
     const browser = await launchBrowser();
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`${setup.shop}/?project=spur-gear`);
-      await page.locator(`${INNER}[data-render-status="ready"]`).waitFor({ timeout: 60_000 });
-      await viewShown(page);
+      const { page, errors } = await openConfigurator(browser, `${setup.shop}/?project=spur-gear`);
       assert.deepEqual(await partColors(page), ["#c9a227"]);
       const gold = await modelPixels(page);
       assert.ok(gold.red > gold.blue + 30, `gold: ${JSON.stringify(gold)}`);

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Frame, Page } from "playwright-core";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { modelPixels, startShop, viewShown } from "./storefront_fixture.ts";
+import { modelPixels, openConfigurator, startShop } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -59,12 +59,7 @@ Deno.test({
     const setup = await startShop({ project: "spur-gear" });
     const browser = await launchBrowser();
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`${setup.shop}/?project=spur-gear`);
-      await page.locator(`${INNER}[data-render-status="ready"]`).waitFor({ timeout: 60_000 });
-      await viewShown(page);
+      const { page, errors } = await openConfigurator(browser, `${setup.shop}/?project=spur-gear`);
       const first = await viewState(page);
 
       await t.step("80 teeth at module 4 (52 → 328 mm): the camera backs off", async () => {

@@ -3,7 +3,7 @@
  * origin A, the demo storefront (examples/storefront) on origin B with its own key, and helpers
  * to read what a person sees (pixels of the viewer canvas).
  */
-import type { Frame, Page } from "playwright-core";
+import type { Browser, Frame, Page } from "playwright-core";
 import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { serveStorefront } from "@/examples/storefront/serve.ts";
 import { startTestServer, type TestServer } from "../_helpers/server.ts";
@@ -93,6 +93,26 @@ export async function viewShown(target: Page | Frame): Promise<void> {
   await target.evaluate(() =>
     new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
   );
+}
+
+/**
+ * Opens `url` (a storefront page with the element) in a new 1280 × 860 page and waits until its
+ * configurator is ready and its view has drawn the first model; `errors` collects the page's
+ * uncaught errors from the start.
+ */
+export async function openConfigurator(
+  browser: Browser,
+  url: string,
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(url);
+  await page.locator('cad-configurator .cad-configurator[data-render-status="ready"]').waitFor({
+    timeout: 60_000,
+  });
+  await viewShown(page);
+  return { page, errors };
 }
 
 /** Waits until the element's configurator names a DAG hash other than `prev` (a change rendered). */
