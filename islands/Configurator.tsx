@@ -20,7 +20,7 @@ import ConfiguratorProvider, {
 } from "./ConfiguratorProvider.tsx";
 import Viewer from "./Viewer.tsx";
 import ParameterForm from "./ParameterForm.tsx";
-import type { RenderError, RenderResult, SessionStatus } from "../lib/client/mod.ts";
+import type { LoadedProject, RenderError, RenderResult, SessionStatus } from "../lib/client/mod.ts";
 import type { SceneView } from "../lib/client/scene_view.ts";
 import { readTokenOrigin } from "../lib/client/token_payload.ts";
 import {
@@ -100,6 +100,8 @@ export interface ConfiguratorProps {
   onEvent?: (event: ConfiguratorEvent) => void;
   /** Receives the imperative handle once mounted. */
   controller?: (controller: ConfiguratorController) => void;
+  /** The `fetch` the clients send with (default the global one). */
+  fetch?: typeof fetch;
 }
 
 /** The whole configurator. Renders a static frame on the server; the live one in the browser. */
@@ -147,6 +149,7 @@ export default function Configurator(props: ConfiguratorProps) {
     hubBaseUrl: props.hubBaseUrl,
     baseUrl: props.baseUrl,
     onTokenExpired: (d) => props.onEvent?.({ type: "tokenexpired", token: d.token }),
+    fetch: props.fetch,
   };
   if (props.hosted && parentOrigin) {
     providerProps.mintPath = `/configurator/${encodeURIComponent(props.projectKey)}/session-token`;
@@ -334,17 +337,34 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   const controllerRef = useRef(controller);
   controllerRef.current = controller;
 
-  // First render once the project is here; the values start from the schema's defaults. A layout
-  // effect: the request goes out as the project is committed, not a frame later.
-  useLayoutEffect(() => {
-    if (!project?.schema) return;
+  // The first values once the project is here: the schema's defaults, the page's initial values,
+  // then a share link in this page's URL, which wins (it is the shopper's).
+  const firstValues = (loaded: LoadedProject) => {
     const start: Record<string, unknown> = {};
-    for (const p of project.schema.parameters) start[p.name] = p.default;
-    // A share link in this page's URL wins over the page's initial values (it is the shopper's).
+    for (const p of loaded.schema!.parameters) start[p.name] = p.default;
     const restored = props.restoreShareLink === false
       ? null
-      : restoreFromUrl(globalThis.location.href, project);
-    const merged = { ...start, ...valuesRef.current, ...restored?.values };
+      : restoreFromUrl(globalThis.location.href, loaded);
+    return { values: { ...start, ...valuesRef.current, ...restored?.values }, restored };
+  };
+  // The first render's request leaves as the project arrives, before the configurator re-renders
+  // with the project's form (25 ms and more of a slow device's first-model path); the layout
+  // effect below asks for the same values as it mounts, and that one request answers both.
+  const { project: loadedProject } = useConfigurator();
+  useLayoutEffect(() =>
+    loadedProject.subscribe((loaded) => {
+      // Until the first values are applied, `valuesRef` holds the initial state object. Template
+      // projects only: a python-mode design would run twice (its runs are not joined).
+      if (loaded?.template && loaded.schema && valuesRef.current === values) {
+        render(firstValues(loaded).values);
+      }
+    }), []);
+
+  // First render once the project is here. A layout effect: the request goes out as the project
+  // is committed, not a frame later.
+  useLayoutEffect(() => {
+    if (!project?.schema) return;
+    const { values: merged, restored } = firstValues(project);
     if (restored) setShareNotes(restored.notes);
     apply(merged, false, "form");
     props.controller?.({

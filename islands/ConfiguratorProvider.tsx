@@ -39,6 +39,8 @@ export interface ConfiguratorProviderProps {
   baseUrl?: string;
   /** Server flow: called when the token expired, so the backend can hand over a new one. */
   onTokenExpired?: (detail: TokenExpiredDetail) => void;
+  /** The `fetch` the clients send with (default the global one). */
+  fetch?: typeof fetch;
   /** Internal: the hosted configurator mints through its own hub endpoint. */
   mintPath?: string;
   /** Internal: extra mint body members (the hosted configurator's parent origin). */
@@ -109,10 +111,11 @@ function createClients(props: ConfiguratorProviderProps): ConfiguratorContextVal
       hubBaseUrl,
       mintPath: props.mintPath,
       mintExtras: props.mintExtras,
+      fetch: props.fetch,
     });
   // Python-mode projects run their design in the browser; Pyodide loads on the first render only.
   const python = new PythonRuntime({ hubBaseUrl });
-  const renderer = new RenderClient({ baseUrl, session, design: python });
+  const renderer = new RenderClient({ baseUrl, session, design: python, fetch: props.fetch });
   const project = signalOf<LoadedProject | null>(null);
   const projectError = signalOf<RenderError | null>(null);
   renderer.loadProject(props.projectKey).then(

@@ -12,6 +12,10 @@ import { DagError } from "../dag/dag_errors.ts";
 import type { Dag } from "../dag/dag_types.ts";
 import { type ParameterSchema, validateParameterSchema } from "../dag/parameter_schema.ts";
 import { isRecord, networkError, readProblem, RenderError, renderErrorFromDag } from "./problem.ts";
+import { projectInit, type ProjectScope, projectUrl } from "./project_request.ts";
+import { responseJson } from "./prefetch.ts";
+
+export type { ProjectScope } from "./project_request.ts";
 
 /** A published project version as the client uses it. */
 export interface LoadedProject {
@@ -29,15 +33,6 @@ export interface LoadedProject {
   source: string | null;
   /** The schema document as published (for a form generator that reads display members). */
   schemaDocument: unknown;
-}
-
-/**
- * Whose project a slug means: a publishable keyId of the partner (`key`), or the partner id
- * (`partner`, a session token's claim). Neither: the slug must name one published project.
- */
-export interface ProjectScope {
-  key?: string;
-  partner?: string;
 }
 
 /** Answers kept for revalidation (one per slug and version asked for). */
@@ -76,19 +71,11 @@ export class ProjectLoader {
     if (version !== undefined && !(Number.isSafeInteger(version) && version >= 1)) {
       throw new TypeError("version must be a positive integer");
     }
-    const query = new URLSearchParams();
-    // One of the two: the keyId is what the browser flow holds, and it is checked by the hub.
-    if (scope.key) query.set("key", scope.key);
-    else if (scope.partner) query.set("partner", scope.partner);
-    if (version !== undefined) query.set("version", String(version));
-    const url = `${this.#baseUrl}/api/v1/projects/${encodeURIComponent(slug)}` +
-      (query.size ? `?${query}` : "");
+    const url = projectUrl(this.#baseUrl, slug, version, scope);
     const kept = this.#kept.get(url);
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (kept) headers["if-none-match"] = kept.etag;
     let res: Response;
     try {
-      res = await this.#fetch(url, { headers, credentials: "omit" });
+      res = await this.#fetch(url, projectInit(kept?.etag));
     } catch (err) {
       throw networkError(RenderError, err);
     }
@@ -100,7 +87,7 @@ export class ProjectLoader {
     if (!res.ok) throw await readProblem(res, RenderError, this.#now());
     let body: unknown;
     try {
-      body = await res.json();
+      body = await responseJson(res);
     } catch (err) {
       throw invalidResponse(`the project answer is not JSON`, res.status, err);
     }

@@ -139,6 +139,15 @@ interface Job {
   idempotencyKey: string;
   /** The request waits for this (`RenderOptions.sendAfter`). */
   sendAfter?: Promise<unknown>;
+  /** Its waiters have been answered (a caller that joins now would wait forever). */
+  settled?: boolean;
+}
+
+/** Whether two value sets have the same keys and, by `Object.is`, the same values. */
+function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length &&
+    keys.every((k) => Object.hasOwn(b, k) && Object.is(a[k], b[k]));
 }
 
 const MAX_HAVE = 1000;
@@ -293,6 +302,16 @@ export class RenderClient {
       const error = valuesError(err);
       this.#setError(error);
       return Promise.reject(error);
+    }
+    // The very values of the newest render still on its way (a page that asks twice for one
+    // configuration; the configurator's first render, asked for as its project arrives and again
+    // as its form mounts): that render answers this call too, without a second request.
+    const latest = this.#pending ?? this.#running;
+    if (
+      latest && !latest.superseded && !latest.settled && !options.sendAfter &&
+      latest.version === project.version && sameValues(latest.values, values)
+    ) {
+      return new Promise((resolve, reject) => latest.waiters.push({ resolve, reject }));
     }
     return this.#enqueue(values, dag, project.version, options.sendAfter);
   }
@@ -506,6 +525,7 @@ export class RenderClient {
     this.#execute(job).then(
       (result) => {
         if (job.superseded) return;
+        job.settled = true;
         this.#shown = { dag: job.dag, version: job.version };
         this.#state.value = {
           // Newer values are still in the design runner: this scene is not the last word.
@@ -517,6 +537,7 @@ export class RenderClient {
       },
       (err: unknown) => {
         if (job.superseded) return;
+        job.settled = true;
         const error = err instanceof RenderError ? err : asRenderError(err);
         this.#setError(error);
         for (const waiter of job.waiters) waiter.reject(error);

@@ -39,6 +39,8 @@ import {
   type RetryOptions,
 } from "./retry_policy.ts";
 import { readTokenPartner, readTokenTimes } from "./token_payload.ts";
+import { mintInit, mintUrl as mintUrlOf } from "./mint_request.ts";
+import { responseJson } from "./prefetch.ts";
 
 /** The session-token status a UI shows (spec 3, `tokenStatus`). */
 export type SessionStatus =
@@ -50,11 +52,7 @@ export type SessionStatus =
 /** Which way the client gets its tokens. */
 export type SessionFlow = "browser" | "server";
 
-/** The production hub; override `hubBaseUrl` for staging or a self-hosted hub. */
-export const DEFAULT_HUB_BASE_URL = "https://hub.example.com";
-
-/** The mint endpoint's path on the hub. */
-export const MINT_PATH = "/api/v1/sdk/session-tokens";
+export { DEFAULT_HUB_BASE_URL, MINT_PATH } from "./mint_request.ts";
 
 /** Options shared by both flows. */
 interface CommonOptions {
@@ -212,13 +210,12 @@ export class SessionClient extends EventTarget {
     if (typeof browser.projectKey !== "string" || browser.projectKey === "") {
       throw new TypeError("the browser flow needs a projectKey (sent to the hub as projectId)");
     }
-    const hub = (browser.hubBaseUrl ?? DEFAULT_HUB_BASE_URL).replace(/\/+$/, "");
     this.flow = "browser";
     this.#browser = {
       keyId: browser.keyId,
       projectKey: browser.projectKey,
       random: browser.random ?? Math.random,
-      mintUrl: `${hub}${browser.mintPath ?? MINT_PATH}`,
+      mintUrl: mintUrlOf(browser.hubBaseUrl, browser.mintPath),
       extras: { ...browser.mintExtras },
       fetch: browser.fetch ?? globalThis.fetch.bind(globalThis),
       retry: { ...DEFAULT_RETRY, ...browser.retry },
@@ -380,21 +377,14 @@ export class SessionClient extends EventTarget {
     this.#mintAbort = abort;
     let res: Response;
     try {
-      // No Authorization and no `origin` member: the browser attaches Origin, and that is the proof.
-      res = await fetch(mintUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...extras, keyId, projectId: projectKey }),
-        signal: abort.signal,
-        credentials: "omit",
-      });
+      res = await fetch(mintUrl, { ...mintInit(keyId, projectKey, extras), signal: abort.signal });
     } catch (err) {
       throw networkError(MintError, err);
     }
     if (!res.ok) throw await readProblem(res, MintError, this.#clock.now());
     let body: unknown;
     try {
-      body = await res.json();
+      body = await responseJson(res);
     } catch (err) {
       throw invalidResponse("the mint response is not JSON", res.status, err);
     }

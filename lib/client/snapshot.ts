@@ -30,6 +30,8 @@ import { lazyModule } from "./lazy_module.ts";
 import { SnapshotError } from "./snapshot_error.ts";
 import { ISOMETRIC_MARGIN } from "./snapshot_frame.ts";
 
+export { blobToDataUrl } from "./blob_data_url.ts";
+
 /** The drawing, three.js with it, loaded on the first snapshot. */
 const loadDrawing = lazyModule(() => import("./snapshot_draw.ts"));
 
@@ -113,23 +115,6 @@ export function settledResult(state: ReadonlySignal<RenderState>): Promise<Rende
       }
     });
     if (stop.done) stop.unsubscribe();
-  });
-}
-
-/**
- * A `data:image/png;base64,…` URL of a snapshot (for an `<img>`, or a JSON body to the cart).
- *
- * @example
- * ```ts
- * img.src = await blobToDataUrl(await renderSnapshot(result));
- * ```
- */
-export function blobToDataUrl(blob: Blob): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(reader.result as string);
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(blob);
   });
 }
 

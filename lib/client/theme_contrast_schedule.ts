@@ -1,7 +1,11 @@
 /**
- * When a configurator checks its theme's contrast (`enforceThemeContrast`): once as it mounts,
- * where the partner's theme has resolved, then again after later scenes, in an idle moment and
- * once for a run of them. The check reads the theme's custom properties from the computed style,
+ * When a configurator checks its theme's contrast (`enforceThemeContrast`): once as it mounts, in
+ * the task after the mount's (where the partner's theme has resolved, and usually before the first
+ * frame), then again after later scenes, in an idle moment and once for a run of them. Not in the
+ * mount's own effects: Preact runs a component's pending effects inside its next re-render, and
+ * the check's forced style recalculation (25 ms on this machine's first one) then came between the
+ * configurator's token and its project and delayed the first render's request (docs/performance.md,
+ * twenty-sixth session). The check reads the theme's custom properties from the computed style,
  * which forces a style recalculation: run on every scene, it took 0.6 ms of each colour pick's
  * JavaScript in Chromium (the most of any function but `fetch`), between the answer and its frame
  * (docs/performance.md, twenty-fifth session).
@@ -20,7 +24,7 @@ export const CONTRAST_IDLE_TIMEOUT_MS = 1_000;
  * @example
  * ```ts
  * const contrast = new ThemeContrastSchedule();
- * contrast.scene(root); // at mount: checked now; later scenes: when idle
+ * contrast.scene(root); // at mount: checked in the next task; later scenes: when idle
  * contrast.dispose();
  * ```
  */
@@ -34,18 +38,22 @@ export class ThemeContrastSchedule {
     readonly timeoutMs = CONTRAST_IDLE_TIMEOUT_MS,
   ) {}
 
-  /** A scene (or the mount) of `root`: checked now the first time, else once the page is idle. */
+  /**
+   * A scene (or the mount) of `root`: checked in the next task the first time, else once the page
+   * is idle.
+   */
   scene(root: HTMLElement): void {
-    if (!this.#checked) {
-      this.#checked = true;
-      this.check(root);
-      return;
-    }
     if (this.#cancel) return;
-    this.#cancel = whenIdle(() => {
+    const first = !this.#checked;
+    this.#checked = true;
+    const run = () => {
       this.#cancel = undefined;
       this.check(root);
-    }, this.timeoutMs);
+    };
+    if (first) {
+      const id = setTimeout(run, 0);
+      this.#cancel = () => clearTimeout(id);
+    } else this.#cancel = whenIdle(run, this.timeoutMs);
   }
 
   /** Drops a check still waiting (the configurator is going away). */

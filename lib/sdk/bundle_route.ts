@@ -17,12 +17,17 @@ import { SDK_TYPES } from "./types_build.ts";
 import { leanResponse } from "../http/lean_response.ts";
 
 /** The SDK's bundles, built with the islands: entry name → module file. */
-export const SDK_BUNDLES: Readonly<Record<"embed" | "sdk", string>> = {
+export const SDK_BUNDLES: Readonly<Record<"embed" | "sdk" | "shell", string>> = {
   /** The `<cad-configurator>` custom element. */
   embed: fileURLToPath(new URL("./embed_element.ts", import.meta.url)),
   /** The Preact components and hooks for partners' apps. */
   sdk: fileURLToPath(new URL("./preact_entry.ts", import.meta.url)),
+  /** The element and its early requests (lib/sdk/embed_shell.ts), inlined into `embed.js`. */
+  shell: fileURLToPath(new URL("./embed_shell.ts", import.meta.url)),
 };
+
+/** The name `embed.js` gives the element's bundle for the inlined shell (lib/sdk/embed_shell.ts). */
+export const EMBED_BUNDLE_NAME = "__CAD_CONFIGURATOR_BUNDLE__";
 
 /** CORS headers for the SDK's public modules (no credentials, any origin). */
 export const PUBLIC_MODULE_CORS: Record<string, string> = {
@@ -45,17 +50,19 @@ export async function sdkModuleResponse(
   const origin = new URL(ctx.req.url).origin;
   const url = new URL(build.entries[which], origin).href;
   const types = `${origin}/sdk/v1/types/${build.inputHash}/${SDK_TYPES[which]}`;
-  // The start module comes first: it runs once the bundle has arrived and before it runs, and
-  // starts the chunks the bundle's lazy parts need (three.js for the view), so they download
-  // while the bundle runs; failures surface where the part is loaded. The chunks the bundle
-  // imports come next, so the browser asks for them with the bundle instead of after it.
-  // `export *` also evaluates the bundle, which defines <cad-configurator>: still before the
-  // page's DOMContentLoaded, as for any deferred module script.
+  const href = (path: string) => JSON.stringify(new URL(path, origin).href);
+  const imports = (build.entryImports[which] ?? []).map(href);
+  // The start module starts the chunks the bundle's lazy parts need (three.js for the view): asked
+  // for with the bundle, it arrives before it and three.js follows, so the bundle, which the
+  // configurator waits for, does not share a shopper's bandwidth with three.js from its first
+  // byte (docs/performance.md, thirteenth and twenty-sixth sessions). Failures surface where the
+  // part is loaded. The chunks the bundle imports come with it.
   const start = build.entryStarts?.[which];
-  const body = [...(start ? [start] : []), ...(build.entryImports[which] ?? [])]
-    .map((chunk) => `import ${JSON.stringify(new URL(chunk, origin).href)};\n`)
-    .join("") +
-    `export * from ${JSON.stringify(url)};\n`;
+  const chunks = [...(start ? [href(start)] : []), ...imports];
+  const body = which === "embed"
+    ? embedModule(await builtText(build.entries.shell), chunks, url)
+    : chunks.map((chunk) => `import ${chunk};\n`).join("") +
+      `export * from ${JSON.stringify(url)};\n`;
   return leanResponse(body, {
     headers: {
       ...PUBLIC_MODULE_CORS,
@@ -66,4 +73,37 @@ export async function sdkModuleResponse(
       "access-control-expose-headers": "X-TypeScript-Types",
     },
   });
+}
+
+/** Where the build's files are (the app serves `static/` at `/`). */
+const STATIC_DIR = new URL("../../static", import.meta.url);
+
+/** Built files' texts by URL path (content-hashed names: a path's text never changes). */
+const texts = new Map<string, Promise<string>>();
+
+/** The text of the built file at `path` (`/build/…`), read once. */
+function builtText(path: string): Promise<string> {
+  let text = texts.get(path);
+  if (!text) {
+    text = Deno.readTextFile(new URL(`.${path}`, `${STATIC_DIR.href}/`));
+    text.catch(() => texts.delete(path));
+    texts.set(path, text);
+  }
+  return text;
+}
+
+/**
+ * The stable `embed.js`: the element's bundle named for the shell, the shell's code (its bundle,
+ * inline, whose closing `export` is this module's: `CadConfiguratorElement`), then the bundle and
+ * its chunks asked for at once. So as soon as this module has arrived, the element's early
+ * requests leave and `<cad-configurator>` is defined; no static import holds it back. A module's
+ * static imports all arrive before any of them runs: the early requests would wait for the
+ * bundle, and a module of their own would cost a round trip. A failed chunk surfaces where it is
+ * imported.
+ */
+function embedModule(shell: string, chunks: string[], bundle: string): string {
+  return `const ${EMBED_BUNDLE_NAME} = ${JSON.stringify(bundle)};\n` +
+    `${shell.trim()}\n` +
+    [`import(${EMBED_BUNDLE_NAME})`, ...chunks.map((chunk) => `import(${chunk})`)]
+      .map((load) => `${load}.catch(() => {});\n`).join("");
 }

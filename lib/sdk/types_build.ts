@@ -19,7 +19,7 @@ export const SDK_TYPES_ROOT = join(ROOT, "static", "build");
 
 /** The declaration file of each SDK module, relative to the types folder. */
 export const SDK_TYPES: Readonly<Record<"embed" | "sdk", string>> = {
-  embed: "lib/sdk/embed_element.d.ts",
+  embed: "lib/sdk/embed_shell.d.ts",
   sdk: "lib/sdk/preact_entry.d.ts",
 };
 

@@ -270,6 +270,30 @@ Deno.test("client - superseded renders are aborted and only the latest result is
   }, { onRender: () => firstSent() });
 });
 
+Deno.test("client - the values of the render on its way join it: one request answers both calls", async () => {
+  let firstSent!: () => void;
+  const sent = new Promise<void>((resolve) => (firstSent = resolve));
+  await withRenderer(async ({ net, renderer }) => {
+    const values = { width: 100, holes: 3, segments: 32, color: "#3366cc" };
+    const a = renderer.render(values);
+    await sent; // on the wire
+    const b = renderer.render({ ...values }); // the same values, another object
+    const [ra, rb] = await Promise.all([a, b]);
+    assert.equal(ra, rb, "both callers get the one answer");
+    assert.equal(net.renders().length, 1);
+    assert.equal(net.renders()[0].signal!.aborted, false, "nothing was superseded");
+    // Once it has been answered, the same values are asked for again.
+    await renderer.render({ ...values });
+    assert.equal(net.renders().length, 2);
+    // Not the same: another value, or a key more, is a render of its own that supersedes.
+    const c = renderer.render({ ...values, width: 101 });
+    const d = renderer.render({ ...values, width: 101, holes: 4 });
+    assert.equal((await c).values.holes, 4);
+    assert.equal(await c, await d);
+    assert.equal(net.renders().length, 3, "c was replaced while waiting and never sent");
+  }, { onRender: () => firstSent() });
+});
+
 Deno.test("client - abortSuperseded false lets the request in flight finish into the cache", async () => {
   let firstSent!: () => void;
   const sent = new Promise<void>((resolve) => (firstSent = resolve));

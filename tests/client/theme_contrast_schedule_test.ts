@@ -1,5 +1,5 @@
 /**
- * A configurator checks its theme's contrast at once as it mounts, and after later scenes once,
+ * A configurator checks its theme's contrast in the task after its mount, and after later scenes once,
  * when the page is idle, for a run of them (lib/client/theme_contrast_schedule.ts). Deno has no
  * `requestIdleCallback`: the fallback, a timer after the current task, stands in for it here.
  */
@@ -9,11 +9,18 @@ import { ThemeContrastSchedule } from "@/lib/client/theme_contrast_schedule.ts";
 const root = { id: "configurator" } as unknown as HTMLElement;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 5));
 
-Deno.test("theme contrast schedule - the mount is checked at once, a run of later scenes once after it", async () => {
+Deno.test("theme contrast schedule - the mount is checked in the next task, a run of later scenes once after it", async () => {
   const checked: HTMLElement[] = [];
   const schedule = new ThemeContrastSchedule((r) => checked.push(r));
   schedule.scene(root);
-  assert.deepEqual(checked, [root], "the first call checks before it returns");
+  await Promise.resolve();
+  assert.deepEqual(
+    checked,
+    [],
+    "not in the mount's task: its microtasks (the first request) go first",
+  );
+  await nextTask();
+  assert.deepEqual(checked, [root], "the next task checks");
   schedule.scene(root);
   schedule.scene(root);
   schedule.scene(root);
@@ -30,8 +37,19 @@ Deno.test("theme contrast schedule - a check still waiting is dropped with the c
   let checks = 0;
   const schedule = new ThemeContrastSchedule(() => checks++);
   schedule.scene(root);
+  await nextTask();
   schedule.scene(root);
   schedule.dispose();
   await nextTask();
   assert.equal(checks, 1, "only the mount's check ran");
+});
+
+Deno.test("theme contrast schedule - a configurator gone before its mount's check is not checked", async () => {
+  let checks = 0;
+  const schedule = new ThemeContrastSchedule(() => checks++);
+  schedule.scene(root);
+  schedule.scene(root);
+  schedule.dispose();
+  await nextTask();
+  assert.equal(checks, 0);
 });

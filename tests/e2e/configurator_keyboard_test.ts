@@ -13,7 +13,7 @@ import axe from "axe-core";
 import { revokeSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { contrastRatio } from "@/lib/client/theme_contrast.ts";
 import { ARTIFACTS, launchBrowser } from "./browser.ts";
-import { startShop, until, viewShown } from "./storefront_fixture.ts";
+import { configuratorMounted, startShop, until, viewShown } from "./storefront_fixture.ts";
 
 const e2e = { sanitizeResources: false, sanitizeOps: false };
 
@@ -167,6 +167,7 @@ Deno.test({
         const warnings: string[] = [];
         page.on("console", (m) => m.type() === "warning" && warnings.push(m.text()));
         await page.goto(`${setup.shop}/gear.html`);
+        await configuratorMounted(page);
         await until(async () => (await viewState(page)).live.startsWith("Model updated"), "drawn");
         await viewShown(page);
         let s = await viewState(page);
@@ -288,6 +289,7 @@ Deno.test({
       {
         const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
         await page.goto(`${setup.shop}/vase.html`);
+        await configuratorMounted(page);
         await until(async () => (await viewState(page)).live.startsWith("Model updated"), "vase");
         const s = await viewState(page);
         const f = await tabTo(page, (f) => f.tag === "select", "the Style select");
@@ -319,6 +321,7 @@ Deno.test({
         const warnings: string[] = [];
         page.on("console", (m) => m.type() === "warning" && warnings.push(m.text()));
         await page.goto(`${setup.shop}/gear-dark.html`);
+        await configuratorMounted(page);
         await until(async () => (await viewState(page)).live.startsWith("Model updated"), "dark");
         const contrast = await page.evaluate(() =>
           document.querySelector("cad-configurator")!.shadowRoot!.querySelector(
@@ -343,6 +346,7 @@ Deno.test({
         const warnings: string[] = [];
         page.on("console", (m) => m.type() === "warning" && warnings.push(m.text()));
         await page.goto(`${setup.shop}/gear-bad.html`);
+        await configuratorMounted(page);
         await until(async () => (await viewState(page)).live.startsWith("Model updated"), "bad");
         const used = await page.evaluate(() => {
           const root = document.querySelector("cad-configurator")!.shadowRoot!.querySelector(

@@ -197,6 +197,20 @@ export function recordRenders(page: Page): RenderExchange[] {
   return log;
 }
 
+/**
+ * Waits until the page's `<cad-configurator>` has rendered its configurator: the element is
+ * defined as soon as `embed.js` runs, and renders once its bundle has arrived, which may be after
+ * the page's `load` (lib/sdk/configurator_element.ts).
+ */
+export async function configuratorMounted(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      !!document.querySelector("cad-configurator")?.shadowRoot?.querySelector(".cad-configurator"),
+    null,
+    { timeout: 60_000 },
+  );
+}
+
 /** Polls `check` until it is true (or throws after `timeoutMs`). */
 export async function until(
   check: () => boolean | Promise<boolean>,

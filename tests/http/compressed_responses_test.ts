@@ -39,10 +39,14 @@ Deno.test("http - compressed answers: every kind of text answer, on the wire", a
     const fx = await createKeyFixture(server.deps.kv);
     await publishFixture(server.deps.kv, fx.partnerId, fx.project);
     const build = await appIslandBuild(manifest);
-    const embedModule = await get("/sdk/v1/embed.js", { "accept-encoding": "br, gzip" });
-    const embedBundle = new URL(/from "([^"]+)"/.exec(text(embedModule.body))![1]).pathname;
+    // Uncoded (asked for without Accept-Encoding), to read the bundle it names.
+    const embedModule = await get("/sdk/v1/embed.js");
+    const embedBundle = new URL(/^const \w+ = "([^"]+)";$/m.exec(text(embedModule.body))![1])
+      .pathname;
     assert.equal(embedBundle, build.entries.embed);
-    const types = new URL(embedModule.headers.get("x-typescript-types")!).pathname;
+    // The element's declarations: the file embed.js names re-exports them from this one.
+    const types = new URL(embedModule.headers.get("x-typescript-types")!).pathname
+      .replace(/[^/]+\.d\.ts$/, "configurator_element.d.ts");
     // The viewer loads three.js lazily, from a chunk its page preloads.
     const threeChunk = await largestChunk(get, build.preloads?.Viewer ?? []);
 
@@ -57,6 +61,7 @@ Deno.test("http - compressed answers: every kind of text answer, on the wire", a
       { name: "the OpenAPI document", path: "/openapi.json" },
       { name: "the home page", path: "/", normalize: withoutNonces },
       { name: "a docs page", path: "/docs/api", normalize: withoutNonces },
+      { name: "the stable embed.js (the element's code inline)", path: "/sdk/v1/embed.js" },
       { name: "the islands' boot bundle", path: build.boot, asset: true, immutable: true },
       { name: "the embed bundle", path: embedBundle, asset: true, immutable: true },
       { name: "the three.js chunk", path: threeChunk, asset: true, immutable: true },
@@ -69,7 +74,7 @@ Deno.test("http - compressed answers: every kind of text answer, on the wire", a
 
     await t.step("small answers go as they are", async () => {
       // An island's own module only re-exports its chunks: a few hundred bytes.
-      for (const path of ["/sdk/v1/embed.js", "/healthz", "/favicon.svg", build.modules.Viewer]) {
+      for (const path of ["/sdk/v1/preact.js", "/healthz", "/favicon.svg", build.modules.Viewer]) {
         const res = await get(path, { "accept-encoding": "br, gzip" });
         assert.equal(res.status, 200, path);
         assert.ok(res.body.length < 1024, `${path}: ${res.body.length} bytes`);

@@ -44,7 +44,9 @@ Deno.test("sdk types - X-TypeScript-Types names served declarations; their impor
       assert.match(dts.headers.get("cache-control") ?? "", /immutable/);
       assert.equal(dts.headers.get("access-control-allow-origin"), "*");
       const text = await dts.text();
-      assert.match(text, new RegExp(`export declare (class|function) ${name}\\b`));
+      // Exported by the entry, declared there or in a file it imports (followed below).
+      assert.match(text, new RegExp(`export (declare (class|function) |\\{[^}]*)${name}\\b`));
+      const declared: string[] = [];
       // Follow every relative import, transitively: each is a served declaration file.
       const seen = new Set([path]);
       const queue = [{ path, text }];
@@ -59,7 +61,11 @@ Deno.test("sdk types - X-TypeScript-Types names served declarations; their impor
           assert.equal(r.status, 200, `${next} (imported by ${from})`);
           queue.push({ path: next, text: await r.text() });
         }
+        if (new RegExp(`export declare (class|function) ${name}\\b`).test(body)) {
+          declared.push(from);
+        }
       }
+      assert.equal(declared.length, 1, `${name} is declared once: ${declared}`);
       assert.ok(seen.size > 5, `the declarations span several files (${seen.size})`);
     }
   } finally {

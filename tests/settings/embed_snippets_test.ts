@@ -60,9 +60,11 @@ function decodeEntities(s: string): string {
 
 /** The attribute names `<cad-configurator>` reads (from its source, so a rename fails here). */
 async function embedReads(): Promise<Set<string>> {
-  const src = await Deno.readTextFile(
-    new URL("../../lib/sdk/embed_element.ts", import.meta.url),
-  );
+  const src = (await Promise.all(
+    ["configurator_element.ts", "embed_attributes.ts"].map((f) =>
+      Deno.readTextFile(new URL(`../../lib/sdk/${f}`, import.meta.url))
+    ),
+  )).join("\n");
   return new Set(
     [...src.matchAll(/(?:getAttribute|hasAttribute)\("([a-z-]+)"\)/g)].map((m) => m[1]),
   );
@@ -71,7 +73,7 @@ async function embedReads(): Promise<Set<string>> {
 Deno.test("embed snippets - the custom element gets the attributes the embed reads", async () => {
   const reads = await embedReads();
   for (const name of ["key-id", "project", "hub-url", "kernel-url"]) {
-    assert.ok(reads.has(name), `islands_embed.ts reads ${name}`);
+    assert.ok(reads.has(name), `the element reads ${name}`);
   }
   const snippet = customElementSnippet(PLAIN);
   const attrs = attributesOf(snippet, "cad-configurator");

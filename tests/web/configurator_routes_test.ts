@@ -7,6 +7,7 @@ import { createSdkKey } from "@/lib/hub/sdk_keys.ts";
 import { updateSdkKey } from "@/lib/store/sdk_keys.ts";
 import { createTestApp } from "../_helpers/app.ts";
 import { staticImports } from "@/lib/web/islands_build.ts";
+import { EMBED_BUNDLE_NAME } from "@/lib/sdk/bundle_route.ts";
 
 const SHOP = "https://shop.example.com";
 
@@ -119,18 +120,42 @@ Deno.test("sdk modules - stable URLs re-export the hashed build, start three.js 
       assert.equal(res.headers.get("access-control-allow-origin"), "*");
       assert.match(res.headers.get("content-type") ?? "", /javascript/);
       const text = await res.text();
-      const m = new RegExp(`export \\* from "(${app.url}/build/${target}-[0-9a-f]{12}\\.js)"`)
-        .exec(text);
+      // preact.js: static imports and `export *`. embed.js: the element's code inline (below),
+      // then dynamic imports of the bundle and of the same chunks.
+      const embed = target === "embed";
+      const bundlePattern = `(${app.url}/build/${target}-[0-9a-f]{12}\\.js)`;
+      const m = new RegExp(
+        embed
+          ? `^const ${EMBED_BUNDLE_NAME} = "${bundlePattern}";$`
+          : `export \\* from "${bundlePattern}"`,
+        "m",
+      ).exec(text);
       assert.ok(m, text);
       const bundle = await app.fetch(m[1]);
       assert.equal(bundle.headers.get("access-control-allow-origin"), "*");
       assert.match(bundle.headers.get("cache-control") ?? "", /immutable/);
       // The start module first (below), then the chunks the bundle imports, so that they load
       // with the bundle, not after it.
-      const [start, ...chunks] = [...text.matchAll(/^import "([^"]+)";$/gm)].map((c) => c[1]);
+      const imported = embed
+        ? /^import\("([^"]+)"\)\.catch\(\(\) => \{\}\);$/gm
+        : /^import "([^"]+)";$/gm;
+      const [start, ...chunks] = [...text.matchAll(imported)].map((c) => c[1]);
       const bundleText = await bundle.text();
       const named = staticImports(bundleText).map((c) => new URL(c, m[1]).href);
       assert.deepEqual(chunks, named);
+      if (embed) {
+        assert.match(text, new RegExp(`^import\\(${EMBED_BUNDLE_NAME}\\)\\.catch`, "m"));
+        // embed.js exports what the bundle does, but `mountConfigurator` (what the element
+        // loads): the element's class.
+        const names = (code: string) => {
+          const exported = /export\s*\{([^}]*)\}\s*;?\s*$/m.exec(code);
+          assert.ok(exported, "exports at the end");
+          return exported[1].split(",").map((e) => e.trim().split(/\s+as\s+/).at(-1)).sort();
+        };
+        assert.deepEqual(names(bundleText), ["CadConfiguratorElement", "mountConfigurator"]);
+        const shell = text.slice(0, text.indexOf(`import(${EMBED_BUNDLE_NAME})`));
+        assert.deepEqual(names(shell), ["CadConfiguratorElement"]);
+      }
       // three.js is not among them: the view loads it lazily, and the start module, which runs
       // before the bundle does, starts it, without the bundle waiting for it.
       const eager = [bundleText];
@@ -158,6 +183,26 @@ Deno.test("sdk modules - stable URLs re-export the hashed build, start three.js 
       const lazy = await Promise.all(preloads.map((c) => app.fetch(c).then((r) => r.text())));
       assert.ok(lazy.some((code) => code.includes("THREE.WebGLRenderer")), "three.js preloaded");
     }
+  } finally {
+    await app.close();
+  }
+});
+
+Deno.test("sdk modules - embed.js defines the element and starts its early requests before anything it imports", async () => {
+  const { app } = await setup();
+  try {
+    const text = await (await app.request("/sdk/v1/embed.js")).text();
+    // The bundle's URL, then the shell's bundle inline: no static import (which would hold it
+    // back until everything it names has arrived), no relative import (it does not run from
+    // where it was built), and it defines the element and calls `fetch` for the early requests.
+    const lines = text.split("\n");
+    assert.match(lines[0], new RegExp(`^const ${EMBED_BUNDLE_NAME} = "[^"]+";$`));
+    const shell = text.slice(lines[0].length + 1, text.indexOf(`import(${EMBED_BUNDLE_NAME})`));
+    assert.ok(!/(^|[;}\s])import\s*["{*\w]/m.test(shell), "no static import");
+    assert.ok(!/import\(\s*["'`]\./.test(shell), "no relative dynamic import");
+    assert.match(shell, /customElements\.define\("cad-configurator"/);
+    assert.match(shell, /session-tokens/);
+    assert.ok(text.length < 12_000, `embed.js stays small: ${text.length} characters`);
   } finally {
     await app.close();
   }
