@@ -2,7 +2,7 @@
  * Requests started before the configurator's code has arrived, and their adoption. The embed's
  * stable module (`/sdk/v1/embed.js`) starts, for each `<cad-configurator>` already in the page,
  * the two requests the element's clients make first — the token mint and the project — while the
- * element's bundle is still downloading (lib/sdk/embed_prefetch.ts). When the element's clients
+ * element's bundle is still downloading (lib/sdk/early_requests.ts). When the element's clients
  * then send a request with the same method, URL and body (`prefetchedFetch`), they take the answer
  * of the one already sent instead of sending another: on a shopper's network that takes the mint's
  * round trip off the first model's path (docs/performance.md).

@@ -58,6 +58,7 @@ export class CadConfiguratorElement extends HTMLElement {
     loader = load;
     customElements.define("cad-configurator", CadConfiguratorElement);
   }
+
   #mount: HTMLDivElement | undefined;
   #unmount: (() => void) | undefined;
   #controller: ConfiguratorController | undefined;

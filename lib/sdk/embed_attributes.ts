@@ -1,8 +1,8 @@
 /**
  * How `<cad-configurator>` reads the attributes its clients start from, in one place for the
- * element (lib/sdk/embed_element.ts) and for the requests the embed's stable module starts before
- * the element's code has arrived (lib/sdk/embed_prefetch.ts): both must ask for the same token
- * and project.
+ * element (lib/sdk/configurator_element.ts) and for the requests the embed's stable module starts
+ * before the element's configurator has arrived (lib/sdk/early_requests.ts): both must ask for the
+ * same token and project.
  *
  * Runs in browsers: no Deno APIs here.
  */
