@@ -212,7 +212,7 @@ function Frame(
 }
 
 function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
-  const { session, hubBaseUrl, renderer } = useConfigurator();
+  const { session, hubBaseUrl, renderer, project: loadedProject } = useConfigurator();
   const { tokenStatus, refreshing } = useSession();
   const { status, result, error, budgetRemaining, render, project, projectError } = useRender();
   const [values, setValues] = useState<Record<string, unknown>>({ ...props.initialValues });
@@ -350,7 +350,6 @@ function Shell(props: ConfiguratorProps & { parentOrigin: string | null }) {
   // The first render's request leaves as the project arrives, before the configurator re-renders
   // with the project's form (25 ms and more of a slow device's first-model path); the layout
   // effect below asks for the same values as it mounts, and that one request answers both.
-  const { project: loadedProject } = useConfigurator();
   useLayoutEffect(() =>
     loadedProject.subscribe((loaded) => {
       // Until the first values are applied, `valuesRef` holds the initial state object. Template

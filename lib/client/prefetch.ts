@@ -79,15 +79,17 @@ export function prefetch(
   const list = registry().get(key) ?? [];
   list.push(started);
   registry().set(key, list);
-  setTimeout(() => drop(key, started), maxAgeMs);
+  setTimeout(() => take(key, started), maxAgeMs);
 }
 
-function drop(key: string, started: Started): void {
+/** Takes `started` (else the oldest) out of `key`'s requests; returns it, if it was there. */
+function take(key: string, started?: Started): Started | undefined {
   const list = registry().get(key);
-  const at = list?.indexOf(started) ?? -1;
-  if (at < 0) return;
-  list!.splice(at, 1);
+  const at = list ? (started ? list.indexOf(started) : 0) : -1;
+  if (at < 0 || at >= list!.length) return undefined;
+  const [taken] = list!.splice(at, 1);
   if (list!.length === 0) registry().delete(key);
+  return taken;
 }
 
 /** The bodies of adopted answers, read already (`responseJson` parses them without a read). */
@@ -117,12 +119,9 @@ export function responseJson(res: Response): Promise<unknown> {
  */
 export function prefetchedFetch(send: typeof fetch = globalThis.fetch.bind(globalThis)) {
   return (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const started = registry();
-    if (started.size > 0 && typeof input === "string" && !init?.signal?.aborted) {
-      const key = requestKey(input, init);
-      const list = started.get(key);
-      const first = list?.shift();
-      if (list?.length === 0) started.delete(key);
+    if (registry().size > 0 && typeof input === "string" && !init?.signal?.aborted) {
+      // Its timer drops an answer at its age; a busy page may run that timer late.
+      const first = take(requestKey(input, init));
       if (first && performance.now() - first.at < first.maxAgeMs) {
         return first.answer.then((a) => {
           const res = new Response(NULL_BODY.has(a.status) ? null : a.body, {
